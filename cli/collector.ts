@@ -1,0 +1,172 @@
+/**
+ * The vitest reporter of the CLI: turns each finished test into a TestOutcome, shows progress,
+ * and keeps what the run needs to tell "the server failed" from "the suite broke".
+ */
+import path from 'node:path';
+import type { SerializedError } from 'vitest';
+import type { Reporter, TestCase, TestModule, TestSuite, Vitest } from 'vitest/node';
+import type { Failure, TestOutcome } from './rollup.ts';
+
+/** A suite file that failed to load: no test of it ran, so its requirements cannot be judged. */
+export interface BrokenModule {
+  readonly file: string;
+  readonly message: string;
+}
+
+export interface CollectorEvents {
+  /** A test finished (progress). */
+  onOutcome?(outcome: TestOutcome, done: number, collected: number): void;
+  /** Tests were collected from a file: the run's deadline grows with them. */
+  onCollected?(tests: number): void;
+}
+
+export class OutcomeCollector implements Reporter {
+  readonly outcomes: TestOutcome[] = [];
+  readonly brokenModules: BrokenModule[] = [];
+  readonly unhandledErrors: string[] = [];
+  vitest: Vitest | undefined;
+  runEnded = false;
+  private collected = 0;
+  private readonly seen = new Set<string>();
+
+  constructor(
+    private readonly root: string,
+    private readonly events: CollectorEvents = {},
+  ) {}
+
+  onInit(vitest: Vitest): void {
+    this.vitest = vitest;
+  }
+
+  onTestModuleCollected(module: TestModule): void {
+    const tests = [...module.children.allTests()].length;
+    this.collected += tests;
+    this.events.onCollected?.(tests);
+  }
+
+  onTestCaseResult(test: TestCase): void {
+    this.record(test);
+  }
+
+  onTestRunEnd(modules: ReadonlyArray<TestModule>, unhandledErrors: ReadonlyArray<SerializedError>): void {
+    for (const module of modules) {
+      const tests = [...module.children.allTests()];
+      // Tests vitest never reported one by one (a module that failed around them).
+      for (const test of tests) this.record(test);
+      const errors = module.errors();
+      if (tests.length === 0 && errors.length > 0) {
+        this.brokenModules.push({ file: this.relative(module.moduleId), message: errorsText(errors) });
+      }
+    }
+    for (const error of unhandledErrors) this.unhandledErrors.push(errorsText([error]));
+    this.runEnded = true;
+  }
+
+  /** Tests collected but not finished (the run was cut short): their outcomes as failures. */
+  unfinished(reason: string): TestOutcome[] {
+    const modules = this.vitest?.state.getTestModules() ?? [];
+    const out: TestOutcome[] = [];
+    for (const module of modules) {
+      for (const test of module.children.allTests()) {
+        if (this.seen.has(test.id)) continue;
+        out.push({
+          requirementId: requirementIdOf(test),
+          name: test.name,
+          file: this.relative(test.module.moduleId),
+          state: 'failed',
+          failures: [{ message: reason }],
+          durationMs: 0,
+        });
+      }
+    }
+    return out;
+  }
+
+  private record(test: TestCase): void {
+    if (this.seen.has(test.id)) return;
+    const result = test.result();
+    if (result.state === 'pending') return;
+    this.seen.add(test.id);
+    const base = {
+      requirementId: requirementIdOf(test),
+      name: test.name,
+      file: this.relative(test.module.moduleId),
+      durationMs: Math.round(test.diagnostic()?.duration ?? 0),
+    };
+    let outcome: TestOutcome;
+    if (result.state === 'failed') {
+      outcome = { ...base, state: 'failed', failures: result.errors.map(toFailure) };
+    } else if (result.state === 'skipped') {
+      // A test skipped without a note under a failed hook did not run because its setup failed:
+      // the server failed the setup, so the test fails with the hook's error.
+      const setupErrors = ancestorErrors(test);
+      outcome =
+        result.note === undefined && setupErrors.length > 0
+          ? { ...base, state: 'failed', failures: setupErrors.map(toFailure) }
+          : { ...base, state: 'skipped', ...(result.note ? { note: result.note } : {}), failures: [] };
+    } else {
+      outcome = { ...base, state: 'passed', failures: [] };
+    }
+    this.outcomes.push(outcome);
+    this.events.onOutcome?.(outcome, this.outcomes.length, this.collected);
+  }
+
+  private relative(file: string): string {
+    return path.relative(this.root, file).split(path.sep).join('/');
+  }
+}
+
+function requirementIdOf(test: TestCase): string | undefined {
+  const id = (test.meta() as { requirementId?: unknown }).requirementId;
+  return typeof id === 'string' ? id : undefined;
+}
+
+/** Errors of the describe blocks and the file around a test (failed beforeAll/afterAll hooks). */
+function ancestorErrors(test: TestCase): SerializedError[] {
+  const errors: SerializedError[] = [];
+  let parent: TestSuite | TestModule = test.parent;
+  for (;;) {
+    errors.push(...parent.errors());
+    if (parent.type === 'module') return errors;
+    parent = parent.parent;
+  }
+}
+
+/**
+ * A serialized error as a Failure. The suites' ConformanceError has own string props expected,
+ * received and reproduce; a plain assertion has expected/actual; anything else only a message.
+ */
+export function toFailure(error: SerializedError | { message?: unknown; [key: string]: unknown }): Failure {
+  const e = error as Record<string, unknown>;
+  const str = (v: unknown): string | undefined =>
+    typeof v === 'string' ? v : v === undefined || v === null ? undefined : safeJson(v);
+  const message = typeof e.message === 'string' && e.message !== '' ? e.message : String(e.name ?? 'error');
+  if (typeof e.reproduce === 'string' || e.name === 'ConformanceError') {
+    return {
+      message,
+      ...optional('expected', str(e.expected)),
+      ...optional('received', str(e.received)),
+      ...optional('reproduce', typeof e.reproduce === 'string' ? e.reproduce : undefined),
+    };
+  }
+  if (e.name === 'AssertionError' && ('expected' in e || 'actual' in e)) {
+    return { message, ...optional('expected', str(e.expected)), ...optional('received', str(e.actual)) };
+  }
+  return { message };
+}
+
+function optional<K extends string>(key: K, value: string | undefined): { [P in K]?: string } {
+  return (value === undefined ? {} : { [key]: value }) as { [P in K]?: string };
+}
+
+function safeJson(value: unknown): string {
+  try {
+    return JSON.stringify(value);
+  } catch {
+    return String(value);
+  }
+}
+
+function errorsText(errors: ReadonlyArray<SerializedError>): string {
+  return errors.map((e) => `${e.name ? `${e.name}: ` : ''}${e.message}`).join('\n');
+}

@@ -1,0 +1,241 @@
+/**
+ * petstore-conformance: options → preflight → (reference server) → suites → roll-up → reports →
+ * exit status. bin/petstore-conformance.js calls main() and exits with what it returns.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { packageVersion } from '../spec/paths.ts';
+import type { Config } from '../suites/harness/config.ts';
+import { endLines, paintFor, progressLine, startLines } from './console.ts';
+import { type Dependencies, defaultDependencies } from './dependencies.ts';
+import { helpText } from './help.ts';
+import { renderHtml } from './html.ts';
+import { parseInvocation, type RunPlan, UsageError, withBaseUrl } from './options.ts';
+import {
+  CannotJudgeError,
+  checkOnly,
+  checkReachable,
+  checkReportDirs,
+  loadSpec,
+  oneLine,
+} from './preflight.ts';
+import { createRedactor, type Redactor } from './redact.ts';
+import { junitXml, type RunRecord, summaryJson, summaryMarkdown } from './reports.ts';
+import { isSelected, rollUp, type TestOutcome } from './rollup.ts';
+import { runSuites } from './run.ts';
+import { redactTree, rotateReportDir, writeReports } from './write.ts';
+
+export const EXIT = { conformant: 0, nonConformant: 1, cannotJudge: 2 } as const;
+
+export interface Io {
+  readonly stdout: NodeJS.WritableStream & { isTTY?: boolean };
+  readonly stderr: NodeJS.WritableStream & { isTTY?: boolean };
+  readonly cwd: string;
+}
+
+const NAME = 'petstore-conformance';
+
+/** Runs the command; resolves to its exit status. Never rejects. */
+export async function main(
+  argv: readonly string[],
+  env: Readonly<Record<string, string | undefined>>,
+  io: Io = { stdout: process.stdout, stderr: process.stderr, cwd: process.cwd() },
+  deps: Dependencies = defaultDependencies,
+): Promise<number> {
+  const startedAt = new Date();
+  let redactor: Redactor = createRedactor([]);
+  const err = (line: string) => io.stderr.write(`${redactor.text(line)}\n`);
+  try {
+    const invocation = parseInvocation(argv, env, io.cwd);
+    if (invocation.kind === 'help') {
+      io.stdout.write(helpText(packageVersion()));
+      return EXIT.conformant;
+    }
+    if (invocation.kind === 'version') {
+      io.stdout.write(`${packageVersion()}\n`);
+      return EXIT.conformant;
+    }
+    redactor = createRedactor([invocation.config.apiKey]);
+    return await run(invocation, env, io, deps, redactor, startedAt);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      err(`${NAME}: ${error.message}`);
+      err(`Run ${NAME} --help for every option.`);
+      return EXIT.cannotJudge;
+    }
+    if (error instanceof CannotJudgeError) {
+      err(`${NAME}: could not judge: ${error.message}`);
+      return EXIT.cannotJudge;
+    }
+    err(
+      `${NAME}: could not judge: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+    );
+    return EXIT.cannotJudge;
+  }
+}
+
+async function run(
+  plan: RunPlan,
+  env: Readonly<Record<string, string | undefined>>,
+  io: Io,
+  deps: Dependencies,
+  redactor: Redactor,
+  startedAt: Date,
+): Promise<number> {
+  const p = paintFor(io.stdout, env);
+  const out = (line = '') => io.stdout.write(`${redactor.text(line)}\n`);
+  const warn = (line: string) =>
+    io.stderr.write(`${redactor.text(paintFor(io.stderr, env).yellow(`warning: ${line}`))}\n`);
+
+  const spec = await loadSpec();
+  checkOnly(spec.catalog, plan.config.only);
+  checkReportDirs(plan.reportDir, plan.previousReportDir);
+
+  let reference: { url: string; close(): Promise<void> } | undefined;
+  let staging: string | undefined;
+  try {
+    let baseUrl: string;
+    let targetFrom: string;
+    if (plan.target.kind === 'reference') {
+      reference = await deps.startReference({
+        port: 0,
+        host: '127.0.0.1',
+        ...(plan.config.apiKey === undefined ? {} : { apiKey: plan.config.apiKey }),
+        apiKeyHeader: plan.config.apiKeyHeader,
+      });
+      baseUrl = reference.url.replace(/\/+$/, '');
+      targetFrom = 'bundled reference implementation, started for this run';
+    } else {
+      baseUrl = plan.target.baseUrl;
+      targetFrom = plan.target.from;
+      await checkReachable(baseUrl, Math.min(plan.config.timeoutMs, 10_000));
+    }
+    const config = withBaseUrl(plan.config, baseUrl);
+
+    const selected = spec.catalog.requirements.filter((r) => isSelected(r.id, config.only)).length;
+    for (const line of startLines(
+      deps.version(),
+      config,
+      targetFrom,
+      selected,
+      spec.catalog.requirements.length,
+      p,
+    )) {
+      out(line);
+    }
+    for (const warning of plan.warnings) warn(warning);
+
+    // The run starts: the previous run's reports move aside, so the folder never shows stale results.
+    rotateReportDir(plan.reportDir, plan.previousReportDir);
+    staging = mkdtempSync(path.join(tmpdir(), 'petstore-conformance-'));
+    const allureStaging = path.join(staging, 'allure-results');
+
+    const suiteRun = await runSuites(deps.suiteVitestOptions(config), {
+      root: deps.root(),
+      allureResultsDir: allureStaging,
+      environmentInfo: environmentInfo(config, deps.version()),
+      events: { onOutcome: (o, done, collected) => out(progressLine(o, done, collected, p)) },
+    });
+
+    const outcomes: TestOutcome[] = [...suiteRun.outcomes];
+    if (suiteRun.deadlineHit) {
+      const reported = new Set(outcomes.map((o) => o.requirementId));
+      for (const r of spec.catalog.requirements) {
+        if (isSelected(r.id, config.only) && !reported.has(r.id)) {
+          outcomes.push({
+            requirementId: r.id,
+            name: `${r.id} ${r.title}`,
+            file: '(not started)',
+            state: 'failed',
+            failures: [
+              { message: 'not checked: the run reached its deadline first (the server kept it waiting)' },
+            ],
+            durationMs: 0,
+          });
+        }
+      }
+    }
+    const summary = rollUp(spec.catalog, outcomes, config);
+
+    const broken = suiteProblems(suiteRun, summary.unjudged);
+    if (broken.length > 0 && !suiteRun.deadlineHit) {
+      for (const line of broken) io.stderr.write(`${redactor.text(line)}\n`);
+      io.stderr.write(
+        `${redactor.text(`${NAME}: could not judge: the suite itself broke (see above); no report was written`)}\n`,
+      );
+      return EXIT.cannotJudge;
+    }
+    for (const e of suiteRun.unhandledErrors) warn(`an error escaped the suite's tests: ${oneLine(e)}`);
+    if (suiteRun.deadlineHit)
+      warn('the run reached its deadline and was cut short; unfinished checks count as failed');
+
+    const record: RunRecord = {
+      version: deps.version(),
+      target: config.baseUrl,
+      targetFrom,
+      startedAt,
+      durationMs: Date.now() - startedAt.getTime(),
+      config,
+      rollUp: summary,
+      operations: spec.operations,
+    };
+    const written = writeReports(
+      plan.reportDir,
+      [
+        { name: 'summary.json', content: summaryJson(record) },
+        { name: 'junit.xml', content: junitXml(record) },
+        { name: 'summary.md', content: summaryMarkdown(record, plan.reportDir) },
+      ],
+      allureStaging,
+      redactor,
+    );
+    if (plan.html) {
+      out(p.dim('rendering the Allure HTML report…'));
+      const problem = await renderHtml(plan.reportDir);
+      if (problem === undefined) {
+        redactTree(path.join(plan.reportDir, 'allure-report'), redactor);
+        written.push('allure-report/index.html');
+      } else {
+        warn(`--html: no HTML report: ${problem}`);
+      }
+    }
+    for (const line of endLines(record, plan.reportDir, written, p)) out(line);
+    return summary.verdict === 'conformant' ? EXIT.conformant : EXIT.nonConformant;
+  } finally {
+    if (staging) rmSync(staging, { recursive: true, force: true });
+    if (reference) await withinMs(5_000, reference.close());
+  }
+}
+
+/** Why the run cannot judge after the suites ran: they did not start, a file did not load, ids unreported. */
+function suiteProblems(
+  suiteRun: Awaited<ReturnType<typeof runSuites>>,
+  unjudged: readonly string[],
+): string[] {
+  const lines: string[] = [];
+  if (suiteRun.startError) lines.push(`the suites did not run: ${suiteRun.startError}`);
+  for (const m of suiteRun.brokenModules) lines.push(`suite file ${m.file} failed to load: ${m.message}`);
+  if (unjudged.length > 0) {
+    lines.push(`no test reported on ${unjudged.length} requirement(s): ${unjudged.join(', ')}`);
+  }
+  return lines;
+}
+
+function environmentInfo(config: Config, version: string): Record<string, string> {
+  return {
+    target: config.baseUrl,
+    seed: String(config.seed),
+    'petstore-conformance': version,
+    readOnly: String(config.readOnly),
+    strict: String(config.strict),
+    authRequired: String(config.authRequired),
+    only: config.only.join(',') || '(all)',
+    apiKey: config.apiKey ? 'set' : 'none',
+    node: process.version,
+  };
+}
+
+async function withinMs(ms: number, promise: Promise<unknown>): Promise<void> {
+  await Promise.race([promise.catch(() => undefined), new Promise((r) => setTimeout(r, ms).unref())]);
+}

@@ -1,0 +1,164 @@
+/**
+ * From test outcomes to one result per requirement of the catalog, and from those to the verdict.
+ * Pure functions: the reporters, the console and the tests all see the same roll-up.
+ */
+import type { Catalog, Level, Requirement } from '../spec/catalog.ts';
+
+export type Status = 'passed' | 'failed' | 'skipped';
+
+/** What a failed check says: the suites' ConformanceError carries expected/received/reproduce. */
+export interface Failure {
+  readonly message: string;
+  readonly expected?: string;
+  readonly received?: string;
+  readonly reproduce?: string;
+}
+
+/** One vitest test, reduced to what the roll-up needs. */
+export interface TestOutcome {
+  /** From testCase.meta().requirementId; undefined when a test carries none (a suite bug). */
+  readonly requirementId: string | undefined;
+  readonly name: string;
+  /** The suite file, relative to the package root. */
+  readonly file: string;
+  readonly state: Status;
+  /** Why it was skipped (ctx.skip(reason)). */
+  readonly note?: string;
+  readonly failures: readonly Failure[];
+  readonly durationMs: number;
+}
+
+export interface RequirementResult {
+  readonly id: string;
+  readonly level: Level;
+  readonly title: string;
+  readonly operation: Requirement['operation'];
+  readonly status: Status;
+  /** Failed: what was expected and what came back. Skipped: the reason. */
+  readonly message?: string;
+  readonly expected?: string;
+  readonly received?: string;
+  readonly reproduce?: string;
+  /** Failed: whether this failure decides the verdict (MUST; SHOULD with --strict). */
+  readonly gating: boolean;
+  readonly tests: { readonly passed: number; readonly failed: number; readonly skipped: number };
+  readonly durationMs: number;
+}
+
+export interface RollUp {
+  readonly results: readonly RequirementResult[];
+  readonly verdict: 'conformant' | 'non-conformant';
+  readonly totals: { readonly passed: number; readonly failed: number; readonly skipped: number };
+  /** Selected requirements that no test reported on: the suite broke, the run cannot judge. */
+  readonly unjudged: readonly string[];
+  /** Problems of the suite that do not stop the verdict (tests without or with an unknown id). */
+  readonly suiteWarnings: readonly string[];
+}
+
+export const NOT_SELECTED = 'not selected by --only';
+
+/** Whether --only selects a requirement: no prefixes selects all. */
+export function isSelected(id: string, only: readonly string[]): boolean {
+  return only.length === 0 || only.some((prefix) => id.startsWith(prefix));
+}
+
+/** Whether a failure of this level fails the run. */
+export function gates(level: Level, strict: boolean): boolean {
+  return level === 'MUST' || (level === 'SHOULD' && strict);
+}
+
+/**
+ * One result per catalog requirement, in catalog order: failed if any of its tests failed, else
+ * passed if any passed, else skipped with the reason its tests gave. A requirement --only leaves
+ * out is skipped "not selected by --only" whatever ran.
+ */
+export function rollUp(
+  catalog: Pick<Catalog, 'requirements' | 'get'>,
+  outcomes: readonly TestOutcome[],
+  options: { readonly only: readonly string[]; readonly strict: boolean },
+): RollUp {
+  const byId = new Map<string, TestOutcome[]>();
+  const suiteWarnings: string[] = [];
+  for (const outcome of outcomes) {
+    if (outcome.requirementId === undefined) {
+      suiteWarnings.push(
+        `${outcome.file}: test "${outcome.name}" carries no requirement id; its result is ignored`,
+      );
+      continue;
+    }
+    if (!catalog.get(outcome.requirementId)) {
+      suiteWarnings.push(
+        `${outcome.file}: test "${outcome.name}" names ${outcome.requirementId}, which is not in the catalog; its result is ignored`,
+      );
+      continue;
+    }
+    const list = byId.get(outcome.requirementId) ?? [];
+    list.push(outcome);
+    byId.set(outcome.requirementId, list);
+  }
+
+  const unjudged: string[] = [];
+  const results = catalog.requirements.map((r): RequirementResult => {
+    const tests = byId.get(r.id) ?? [];
+    const count = (s: Status) => tests.filter((t) => t.state === s).length;
+    const base = {
+      id: r.id,
+      level: r.level,
+      title: r.title,
+      operation: r.operation,
+      tests: { passed: count('passed'), failed: count('failed'), skipped: count('skipped') },
+      durationMs: tests.reduce((sum, t) => sum + t.durationMs, 0),
+    };
+    if (!isSelected(r.id, options.only)) {
+      return { ...base, status: 'skipped', message: NOT_SELECTED, gating: false };
+    }
+    const failed = tests.filter((t) => t.state === 'failed');
+    if (failed.length > 0) {
+      const failures = failed.flatMap((t) => t.failures);
+      const first = failures.find((f) => f.reproduce !== undefined) ?? failures[0];
+      const ofTotal = tests.length > 1 ? ` (${failed.length} of ${tests.length} checks failed)` : '';
+      return {
+        ...base,
+        status: 'failed',
+        message: `${describeFailure(first)}${ofTotal}`,
+        ...(first?.expected === undefined ? {} : { expected: first.expected }),
+        ...(first?.received === undefined ? {} : { received: first.received }),
+        ...(first?.reproduce === undefined ? {} : { reproduce: first.reproduce }),
+        gating: gates(r.level, options.strict),
+      };
+    }
+    if (tests.some((t) => t.state === 'passed')) return { ...base, status: 'passed', gating: false };
+    if (tests.length > 0) {
+      const reasons = [...new Set(tests.map((t) => t.note?.trim() || 'skipped by the suite'))];
+      return { ...base, status: 'skipped', message: reasons.join('; '), gating: false };
+    }
+    unjudged.push(r.id);
+    return { ...base, status: 'skipped', message: 'no test reported on this requirement', gating: false };
+  });
+
+  const totals = {
+    passed: results.filter((r) => r.status === 'passed').length,
+    failed: results.filter((r) => r.status === 'failed').length,
+    skipped: results.filter((r) => r.status === 'skipped').length,
+  };
+  const verdict = results.some((r) => r.status === 'failed' && r.gating) ? 'non-conformant' : 'conformant';
+  return { results, verdict, totals, unjudged, suiteWarnings };
+}
+
+/** "what was expected and what came back", in one line. */
+export function describeFailure(failure: Failure | undefined): string {
+  if (!failure) return 'failed without an error message';
+  if (failure.expected !== undefined || failure.received !== undefined) {
+    return [
+      failure.expected === undefined ? '' : `expected ${failure.expected}`,
+      failure.received === undefined ? '' : `received ${failure.received}`,
+    ]
+      .filter(Boolean)
+      .join('; ');
+  }
+  return firstLine(failure.message) || 'failed';
+}
+
+function firstLine(text: string): string {
+  return (text.split('\n').find((line) => line.trim() !== '') ?? '').trim();
+}

@@ -1,0 +1,115 @@
+/**
+ * Runs the conformance suites with vitest's programmatic API, bounded in time whatever the server
+ * does: the run's deadline grows with the tests collected (each test and hook has its own timeout),
+ * and past it the run is cancelled and its unfinished tests fail.
+ */
+import AllureVitestReporter from 'allure-vitest/reporter';
+import { startVitest } from 'vitest/node';
+import { type BrokenModule, type CollectorEvents, OutcomeCollector } from './collector.ts';
+import type { TestOutcome } from './rollup.ts';
+
+export type VitestOptions = NonNullable<Parameters<typeof startVitest>[2]>;
+
+export interface SuiteRun {
+  readonly outcomes: readonly TestOutcome[];
+  /** Suite files that failed to load: the suite is broken, the run cannot judge. */
+  readonly brokenModules: readonly BrokenModule[];
+  readonly unhandledErrors: readonly string[];
+  /** Vitest could not run at all (a configuration error): the run cannot judge. */
+  readonly startError?: string;
+  /** The run was cut at its deadline; unfinished tests are in outcomes as failures. */
+  readonly deadlineHit: boolean;
+}
+
+export interface RunSuitesOptions {
+  /** The package root: test files are reported relative to it. */
+  readonly root: string;
+  /** Where the allure-vitest reporter writes (a staging folder; write.ts copies it through redaction). */
+  readonly allureResultsDir: string;
+  /** Shown on the Allure report's environment panel (no secrets). */
+  readonly environmentInfo: Record<string, string>;
+  readonly events?: CollectorEvents;
+  /** Time allowed before any test is collected (vitest start-up, suite files loading). */
+  readonly startupMs?: number;
+}
+
+/** Runs the suites once. Never rejects for what a server does; returns what vitest reported. */
+export async function runSuites(suiteOptions: VitestOptions, options: RunSuitesOptions): Promise<SuiteRun> {
+  const testTimeout = suiteOptions.testTimeout ?? 5_000;
+  const hookTimeout = suiteOptions.hookTimeout ?? 10_000;
+  let deadlineAt = Date.now() + (options.startupMs ?? 60_000) + 2 * hookTimeout;
+
+  const collector = new OutcomeCollector(options.root, {
+    ...options.events,
+    onCollected(tests) {
+      // Worst case: every test of the file runs to its timeout, one after the other, plus its hooks.
+      deadlineAt += tests * testTimeout + 2 * hookTimeout;
+      options.events?.onCollected?.(tests);
+    },
+  });
+  const allure = new AllureVitestReporter({
+    resultsDir: options.allureResultsDir,
+    environmentInfo: options.environmentInfo,
+  });
+
+  let deadlineHit = false;
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<'deadline'>((resolve) => {
+    timer = setInterval(() => {
+      if (Date.now() > deadlineAt) resolve('deadline');
+    }, 250);
+    timer.unref();
+  });
+
+  let startError: string | undefined;
+  const run = startVitest('test', [], {
+    ...suiteOptions,
+    config: false,
+    watch: false,
+    reporters: [collector, allure],
+  }).then(
+    () => 'done' as const,
+    (error: unknown) => {
+      startError = error instanceof Error ? error.message : String(error);
+      return 'done' as const;
+    },
+  );
+
+  try {
+    if ((await Promise.race([run, deadline])) === 'deadline') {
+      deadlineHit = true;
+      await cutShort(collector, run);
+    }
+  } finally {
+    clearInterval(timer);
+  }
+
+  const outcomes = [...collector.outcomes];
+  if (deadlineHit) {
+    outcomes.push(
+      ...collector.unfinished(
+        'the run reached its deadline before this check finished (the server kept it waiting past every timeout)',
+      ),
+    );
+  }
+  return {
+    outcomes,
+    brokenModules: collector.brokenModules,
+    unhandledErrors: collector.unhandledErrors,
+    ...(startError === undefined && (collector.runEnded || deadlineHit)
+      ? {}
+      : { startError: startError ?? 'vitest ended without finishing the run' }),
+    deadlineHit,
+  };
+}
+
+/** Cancels the run and closes vitest (its workers included), each step bounded. */
+async function cutShort(collector: OutcomeCollector, run: Promise<unknown>): Promise<void> {
+  const vitest = collector.vitest;
+  if (!vitest) return;
+  const within = (ms: number, p: Promise<unknown>) =>
+    Promise.race([p.catch(() => undefined), new Promise((r) => setTimeout(r, ms).unref())]);
+  await within(5_000, vitest.cancelCurrentRun('keyboard-input'));
+  await within(5_000, run);
+  await within(5_000, vitest.close());
+}
