@@ -1,0 +1,264 @@
+import {
+  type ApiResponse,
+  aPetToShow,
+  type CheckContext,
+  contract,
+  createPet,
+  describeResponse,
+  ensurePets,
+  expectApplicationJson,
+  expectSchema,
+  expectStatus,
+  fail,
+  formatIssues,
+  inParallel,
+  isJsonMediaType,
+  petPath,
+  type RequestOptions,
+  readJson,
+  requirement,
+} from '../harness/index.ts';
+
+/** The documented responses with a pet in them: list 200, show 200, and create 201 when it has a body. */
+async function responseWithPets(ctx: CheckContext, operation: string): Promise<ApiResponse> {
+  if (operation === 'listPets') {
+    await ensurePets(ctx, 1);
+    const res = await ctx.api.get('/pets');
+    expectStatus(res, 200);
+    return res;
+  }
+  if (operation === 'showPetById') {
+    const { id } = await aPetToShow(ctx);
+    const res = await ctx.api.get(petPath(id));
+    expectStatus(res, 200);
+    return res;
+  }
+  const res = await ctx.api.post('/pets', { json: ctx.newPet() });
+  expectStatus(res, 201);
+  return res;
+}
+
+requirement.each(
+  'ANY-PET-SCHEMA',
+  [
+    { case: 'listPets 200', operation: 'listPets' },
+    { case: 'showPetById 200', operation: 'showPetById' },
+    { case: 'createPets 201 with a body', operation: 'createPets', needs: ['write'] },
+  ],
+  async (ctx, { operation }) => {
+    const res = await responseWithPets(ctx, operation);
+    if (operation !== 'createPets') {
+      expectSchema(contract, res, operation);
+      return;
+    }
+    if (res.body.length === 0) return; // no body is described for 201; one that is sent must be a Pet
+    const expected = 'an empty body or a Pet';
+    const body = readJson(res, expected);
+    const issues = contract.validate(contract.schema('Pet'), body.value, body.exact);
+    if (issues.length > 0)
+      fail(res, expected, `201, ${formatIssues(issues)}; body: ${res.text.slice(0, 300)}`);
+  },
+);
+
+requirement.each(
+  'ANY-JSON-CONTENT-TYPE',
+  [
+    { case: 'listPets 200', operation: 'listPets' },
+    { case: 'showPetById 200', operation: 'showPetById' },
+    { case: 'createPets 201 with a body', operation: 'createPets', needs: ['write'] },
+  ],
+  async (ctx, { operation }) => {
+    const res = await responseWithPets(ctx, operation);
+    if (operation === 'createPets' && res.body.length === 0) return; // a 201 without a body has no type
+    expectApplicationJson(res);
+  },
+);
+
+const errorRequests: {
+  case: string;
+  needs?: ['write'];
+  send: (ctx: CheckContext) => Promise<ApiResponse>;
+}[] = [
+  { case: 'GET /pets?limit=101', send: ({ api }) => api.get('/pets', { query: { limit: 101 } }) },
+  { case: 'GET /pets/{an unknown id}', send: ({ api, freshId }) => api.get(petPath(freshId())) },
+  { case: 'GET an unknown path', send: ({ api }) => api.get('/no-such-resource') },
+  {
+    case: 'POST /pets with malformed JSON',
+    needs: ['write'],
+    send: ({ api }) =>
+      api.post('/pets', { body: '{"id": ', headers: { 'content-type': 'application/json' } }),
+  },
+];
+
+requirement.each('ANY-ERROR-JSON', errorRequests, async (ctx, row) => {
+  const res = await row.send(ctx);
+  if (res.status < 400)
+    ctx.skip(`the server answered ${res.status}, not an error, so there is no error body to judge`);
+  if (res.body.length === 0) return;
+  const expected = 'an error body labelled application/json or application/problem+json that parses as JSON';
+  if (!isJsonMediaType(res.headers['content-type'])) {
+    fail(
+      res,
+      expected,
+      `${res.status} with ${res.headers['content-type'] ? `Content-Type ${res.headers['content-type']}` : 'no Content-Type'}, ${describeResponse(res)}`,
+    );
+  }
+  readJson(res, expected);
+});
+
+type Probe = readonly [method: string, path: string, options?: RequestOptions];
+
+function reads(ctx: CheckContext): Probe[] {
+  const unknown = ctx.freshId();
+  return [
+    ['GET', '/pets'],
+    ...[
+      '1',
+      '100',
+      '101',
+      '0',
+      '-1',
+      'abc',
+      '1.5',
+      '',
+      '2147483648',
+      '9223372036854775808',
+      '1e2',
+      '%00',
+      ' 1',
+    ].map((limit): Probe => ['GET', '/pets', { query: { limit } }]),
+    ['GET', '/pets?limit=1&limit=2'],
+    ['GET', petPath(unknown)],
+    ...[
+      'abc',
+      '1.5',
+      '-1',
+      '0',
+      '9223372036854775808',
+      '-9223372036854775809',
+      'x'.repeat(2000),
+      '%',
+      ' ',
+    ].map((id): Probe => ['GET', petPath(id)]),
+    ['GET', '/pets/'],
+    ['GET', '/no-such-resource'],
+    ['HEAD', '/pets'],
+    ['OPTIONS', '/pets'],
+  ];
+}
+
+async function writes(ctx: CheckContext): Promise<Probe[]> {
+  const own = ctx.newPet();
+  await createPet(ctx.api, own);
+  const json = { 'content-type': 'application/json' };
+  const pet = ctx.newPet();
+  return [
+    ['POST', '/pets', { json: ctx.newPet() }],
+    ['POST', '/pets', { json: { ...ctx.newPet(), status: 'sold', extra: { nested: [1, 2] } } }],
+    ['POST', '/pets', { json: own }],
+    ['POST', '/pets', { json: { name: 'no id' } }],
+    ['POST', '/pets', { json: { id: pet.id } }],
+    ['POST', '/pets', { json: { ...pet, id: 'abc' } }],
+    ['POST', '/pets', { json: { ...pet, id: 1.5 } }],
+    ['POST', '/pets', { json: { ...pet, id: 9223372036854775808n } }],
+    ['POST', '/pets', { json: { ...pet, id: -(2n ** 70n) } }],
+    ['POST', '/pets', { json: { ...pet, name: null } }],
+    ['POST', '/pets', { json: { ...pet, name: { first: 'a' } } }],
+    ['POST', '/pets', { json: { ...pet, tag: 7 } }],
+    ['POST', '/pets', { json: { ...pet, status: 'gone' } }],
+    ['POST', '/pets', { json: [pet] }],
+    ['POST', '/pets', { json: null }],
+    ['POST', '/pets', { body: '{"id": ', headers: json }],
+    ['POST', '/pets', { body: '', headers: json }],
+    ['POST', '/pets', { body: '\u0000\u00ff', headers: json }],
+    ['POST', '/pets', { body: '{"id": 1e400, "name": "huge"}', headers: json }],
+    [
+      'POST',
+      '/pets',
+      { body: JSON.stringify({ id: 1, name: 'x' }), headers: { 'content-type': 'text/plain' } },
+    ],
+    ['POST', '/pets', { body: JSON.stringify({ id: 1, name: 'x' }) }],
+    [
+      'POST',
+      '/pets',
+      { body: 'id=1&name=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } },
+    ],
+    ['PUT', petPath(own.id), { json: own }],
+    ['PATCH', petPath(own.id), { json: { name: 'patched' } }],
+    ['DELETE', petPath(own.id)],
+  ];
+}
+
+requirement.each(
+  'ANY-NO-5XX',
+  [
+    { case: 'valid and invalid reads', probes: async (ctx: CheckContext) => reads(ctx) },
+    { case: 'valid and invalid writes', needs: ['write'], probes: writes },
+  ],
+  async (ctx, { probes }) => {
+    const sent = await inParallel(await probes(ctx), 16, ([method, path, options]) =>
+      ctx.api.request(method, path, options),
+    );
+    const failed = sent.filter((res) => res.status >= 500);
+    if (failed.length > 0) {
+      const [first] = failed as [ApiResponse, ...ApiResponse[]];
+      const others = failed
+        .slice(1)
+        .map((res) => `${res.status} to ${res.request.method} ${res.request.url}`);
+      fail(
+        first,
+        `no 5xx status to any of ${sent.length} requests`,
+        `${describeResponse(first)} to ${first.request.method} ${first.request.url}${others.length ? `; also ${others.join('; ')}` : ''}`,
+      );
+    }
+  },
+);
+
+const undefinedMethods = [
+  { case: 'PUT /pets/{id}', method: 'PUT' },
+  { case: 'PATCH /pets/{id}', method: 'PATCH' },
+  { case: 'DELETE /pets/{id}', method: 'DELETE' },
+];
+
+/** Sends a method the contract does not define to a pet this check created. */
+async function undefinedMethod(ctx: CheckContext, method: string): Promise<ApiResponse> {
+  const pet = ctx.newPet();
+  await createPet(ctx.api, pet);
+  return ctx.api.request(
+    method,
+    petPath(pet.id),
+    method === 'DELETE' ? {} : { json: { ...pet, name: 'changed' } },
+  );
+}
+
+requirement.each('ANY-METHOD-UNDEFINED', undefinedMethods, async (ctx, { method }) => {
+  const res = await undefinedMethod(ctx, method);
+  if (res.status >= 200 && res.status <= 299)
+    fail(res, `a status other than 2xx (${method} is not an operation of the contract)`);
+});
+
+requirement.each('ANY-METHOD-405', undefinedMethods, async (ctx, { method }) => {
+  const res = await undefinedMethod(ctx, method);
+  const expected = 'status 405 with an Allow header that lists GET (RFC 9110 §15.5.6)';
+  const allow = res.headers.allow;
+  const methods = (allow ?? '').split(',').map((m) => m.trim().toUpperCase());
+  if (res.status !== 405 || !methods.includes('GET')) {
+    fail(
+      res,
+      expected,
+      `${describeResponse(res)}; ${allow === undefined ? 'no Allow header' : `Allow: ${allow}`}`,
+    );
+  }
+});
+
+requirement.each(
+  'ANY-PATH-UNKNOWN',
+  [
+    { case: 'GET /no-such-resource', path: () => '/no-such-resource' },
+    { case: 'GET /pets/{id}/no-such-resource', path: (id: bigint) => `${petPath(id)}/no-such-resource` },
+  ],
+  async ({ api, freshId }, { path }) => {
+    const res = await api.get(path(freshId()));
+    expectStatus(res, 404);
+  },
+);

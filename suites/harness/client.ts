@@ -1,0 +1,330 @@
+import { randomBytes } from 'node:crypto';
+import { Agent, request } from 'undici';
+import type { Config } from './config.ts';
+import { ConformanceError } from './errors.ts';
+import { type ExchangeRecord, formatBytes, recordExchange, type SentRequest, toCurl } from './exchange.ts';
+import { stringifyExact } from './json.ts';
+import { isSecretHeader, registerSecret, registerSecretHeader, registerSecretQueryParam } from './redact.ts';
+
+/** Bytes of a response body read at most; the rest is not read (a 50 MB answer costs 1 MiB). */
+export const MAX_BODY_BYTES = 1024 * 1024;
+/** 429 answers waited out at most per request (and never past the request's time budget). */
+export const MAX_429_RETRIES = 4;
+
+/**
+ * One keep-alive connection pool per worker, shared by every client of every test file the worker
+ * runs (module instances differ between isolated files; globalThis does not).
+ */
+function sharedAgent(): Agent {
+  const key = Symbol.for('petstore-conformance.agent');
+  const holder = globalThis as { [key]?: Agent };
+  holder[key] ??= new Agent({
+    connections: 64,
+    pipelining: 1,
+    keepAliveTimeout: 4_000,
+    keepAliveMaxTimeout: 10_000,
+  });
+  return holder[key];
+}
+
+export type QueryValue = string | number | bigint | boolean;
+
+export interface RequestOptions {
+  /** Query parameters, in order; values are sent as given (an empty string gives `?limit=`). */
+  readonly query?: Readonly<Record<string, QueryValue>>;
+  readonly headers?: Readonly<Record<string, string>>;
+  /** A body serialised as JSON (bigints as exact integers); sets Content-Type: application/json. */
+  readonly json?: unknown;
+  /** A raw body, sent as is (set Content-Type yourself). */
+  readonly body?: string | Uint8Array;
+  /** The API key: as configured (default), left out, or replaced by a wrong one. */
+  readonly auth?: 'config' | 'none' | 'wrong';
+  /** A shell expression that produces the body, for curl lines of bodies too long to paste. */
+  readonly reproduceBody?: string;
+}
+
+/** A complete response (or one whose body was cut at the cap), with the request that got it. */
+export interface ApiResponse {
+  readonly request: SentRequest;
+  readonly status: number;
+  /** Lower-case names; repeated headers joined with ", ". */
+  readonly headers: Readonly<Record<string, string>>;
+  /** At most MAX_BODY_BYTES bytes. */
+  readonly body: Buffer;
+  readonly text: string;
+  /** The body was longer than the cap; reading stopped there. */
+  readonly truncated: boolean;
+  /** 429 answers waited out before this one. */
+  readonly retries: number;
+  readonly durationMs: number;
+  /** The masked record of this exchange. */
+  readonly exchange: ExchangeRecord;
+  /** A curl command that sends the request again, secrets masked. */
+  readonly reproduce: string;
+}
+
+export interface ClientOptions {
+  /** Aborts every request in flight (e.g. the test's signal, aborted when the test times out). */
+  readonly signal?: AbortSignal;
+  /** Overrides config.timeoutMs (tests of the harness). */
+  readonly timeoutMs?: number;
+  /** Overrides MAX_BODY_BYTES (tests of the harness). */
+  readonly maxBodyBytes?: number;
+}
+
+class Timeout {
+  constructor(readonly ms: number) {}
+}
+
+/**
+ * The HTTP client of the suites, on undici. Every request is bounded in time as a whole (connect,
+ * headers, body and 429 waits together: headersTimeout and bodyTimeout alone would let a server that
+ * drips one byte a second hold a check forever), reads at most MAX_BODY_BYTES, follows no redirect,
+ * reuses connections, adds the API key where the config says, and records every exchange (masked).
+ * A request that gets no complete answer throws a ConformanceError saying what happened.
+ */
+export class Client {
+  /** The exchanges of this client so far, masked, oldest first. */
+  readonly exchanges: ExchangeRecord[] = [];
+  private readonly timeoutMs: number;
+  private readonly maxBodyBytes: number;
+  private readonly wrongKey = `wrong-${randomBytes(8).toString('hex')}`;
+
+  constructor(
+    readonly config: Config,
+    private readonly options: ClientOptions = {},
+  ) {
+    registerSecret(config.apiKey);
+    registerSecret(this.wrongKey); // not a secret, but a key header's value never shows, whatever it holds
+    if (config.apiKeyQuery) registerSecretQueryParam(config.apiKeyQuery);
+    else registerSecretHeader(config.apiKeyHeader);
+    this.timeoutMs = options.timeoutMs ?? config.timeoutMs;
+    this.maxBodyBytes = options.maxBodyBytes ?? MAX_BODY_BYTES;
+  }
+
+  /** The absolute URL of a path under the base URL (an absolute URL is returned as is). */
+  url(path: string, query?: RequestOptions['query']): string {
+    const base = /^https?:\/\//.test(path) ? path : `${this.config.baseUrl.replace(/\/+$/, '')}${path}`;
+    const pairs = Object.entries(query ?? {}).map(
+      ([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(String(v))}`,
+    );
+    if (pairs.length === 0) return base;
+    return `${base}${base.includes('?') ? '&' : '?'}${pairs.join('&')}`;
+  }
+
+  get(path: string, options?: RequestOptions): Promise<ApiResponse> {
+    return this.request('GET', path, options);
+  }
+
+  post(path: string, options?: RequestOptions): Promise<ApiResponse> {
+    return this.request('POST', path, options);
+  }
+
+  /** Sends one request; resolves with the response whatever its status, throws ConformanceError without one. */
+  async request(method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse> {
+    const sent = this.prepare(method, path, options);
+    const started = performance.now();
+    const deadline = started + this.timeoutMs;
+    let retries = 0;
+    for (;;) {
+      const outcome = await this.once(sent, deadline, started);
+      if ('error' in outcome) {
+        const exchange = recordExchange(sent, {
+          ...outcome.partial,
+          error: outcome.error,
+          retries,
+          durationMs: outcome.durationMs,
+        });
+        this.exchanges.push(exchange);
+        throw new ConformanceError({
+          expected: `a complete HTTP response to ${method} ${path} within ${this.timeoutMs} ms`,
+          received: outcome.error,
+          reproduce: toCurl(sent),
+          exchanges: this.exchanges.slice(-3),
+        });
+      }
+      if (outcome.status === 429 && retries < MAX_429_RETRIES) {
+        const wait = retryAfterMs(outcome.headers['retry-after']) ?? 100 * 2 ** retries;
+        if (performance.now() + wait < deadline - 50) {
+          retries++;
+          await sleep(wait, this.options.signal);
+          continue;
+        }
+      }
+      const durationMs = performance.now() - started;
+      const exchange = recordExchange(sent, { ...outcome, retries, durationMs });
+      this.exchanges.push(exchange);
+      return {
+        request: sent,
+        status: outcome.status,
+        headers: outcome.headers,
+        body: outcome.body,
+        text: outcome.body.toString('utf8'),
+        truncated: outcome.truncated,
+        retries,
+        durationMs,
+        exchange,
+        reproduce: toCurl(sent),
+      };
+    }
+  }
+
+  private prepare(method: string, path: string, options: RequestOptions): SentRequest {
+    const headers: Record<string, string> = {};
+    let body: Uint8Array | undefined;
+    if (options.json !== undefined) {
+      headers['content-type'] = 'application/json';
+      body = Buffer.from(stringifyExact(options.json));
+    } else if (options.body !== undefined) {
+      body = typeof options.body === 'string' ? Buffer.from(options.body) : options.body;
+    }
+    for (const [k, v] of Object.entries(options.headers ?? {})) {
+      headers[k.toLowerCase()] = v;
+      if (isSecretHeader(k)) registerSecret(v); // an Authorization value a check sets is a secret too
+    }
+    const query: Record<string, QueryValue> = { ...options.query };
+    const auth = options.auth ?? 'config';
+    const key = auth === 'wrong' ? this.wrongKey : auth === 'config' ? this.config.apiKey : undefined;
+    if (key !== undefined) {
+      if (this.config.apiKeyQuery) query[this.config.apiKeyQuery] = key;
+      else headers[this.config.apiKeyHeader.toLowerCase()] = key;
+    }
+    return {
+      method,
+      url: this.url(path, query),
+      headers,
+      ...(body ? { body } : {}),
+      ...(options.reproduceBody !== undefined ? { reproduceBody: options.reproduceBody } : {}),
+    };
+  }
+
+  /** One attempt, bounded by the deadline; never throws. */
+  private async once(
+    sent: SentRequest,
+    deadline: number,
+    started: number,
+  ): Promise<
+    | { status: number; headers: Record<string, string>; body: Buffer; truncated: boolean }
+    | {
+        error: string;
+        durationMs: number;
+        partial: { status?: number; headers?: Record<string, string>; body?: Buffer };
+      }
+  > {
+    const controller = new AbortController();
+    const remaining = Math.max(1, deadline - performance.now());
+    const timer = setTimeout(() => controller.abort(new Timeout(this.timeoutMs)), remaining);
+    const signal = this.options.signal
+      ? AbortSignal.any([controller.signal, this.options.signal])
+      : controller.signal;
+    let status: number | undefined;
+    let headers: Record<string, string> | undefined;
+    const chunks: Buffer[] = [];
+    let size = 0;
+    try {
+      const res = await request(sent.url, {
+        method: sent.method as 'GET',
+        headers: sent.headers,
+        body: sent.body,
+        signal,
+        dispatcher: sharedAgent(),
+        headersTimeout: this.timeoutMs,
+        bodyTimeout: this.timeoutMs,
+      });
+      status = res.statusCode;
+      headers = flattenHeaders(res.headers);
+      let truncated = false;
+      for await (const chunk of res.body as AsyncIterable<Buffer>) {
+        if (size + chunk.length > this.maxBodyBytes) {
+          chunks.push(chunk.subarray(0, this.maxBodyBytes - size));
+          size = this.maxBodyBytes;
+          truncated = true;
+          break; // ends the iteration, which destroys the body stream: the rest is never read
+        }
+        chunks.push(chunk);
+        size += chunk.length;
+      }
+      return { status, headers, body: Buffer.concat(chunks, size), truncated };
+    } catch (err) {
+      const reason = signal.aborted ? signal.reason : err;
+      const waited = Math.round(performance.now() - started);
+      const phase =
+        status === undefined
+          ? 'before the status line and headers arrived'
+          : `after status ${status} and ${formatBytes(size)} of body`;
+      const what =
+        reason instanceof Timeout
+          ? `no complete response within ${reason.ms} ms (timed out ${phase})`
+          : this.options.signal?.aborted
+            ? `the request was abandoned after ${waited} ms ${phase}: the test was stopped (${describeError(this.options.signal.reason)})`
+            : `${describeError(err)} after ${waited} ms, ${phase}`;
+      return {
+        error: what,
+        durationMs: waited,
+        partial: {
+          ...(status !== undefined ? { status } : {}),
+          ...(headers ? { headers } : {}),
+          ...(size > 0 ? { body: Buffer.concat(chunks, size) } : {}),
+        },
+      };
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}
+
+function flattenHeaders(raw: Record<string, string | string[] | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(raw)) {
+    if (v !== undefined) out[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
+  }
+  return out;
+}
+
+const CODES: Record<string, string> = {
+  ECONNREFUSED: 'connection refused',
+  ECONNRESET: 'connection reset by the server',
+  EPIPE: 'connection closed by the server while the request was being sent',
+  ENOTFOUND: 'host not found',
+  EAI_AGAIN: 'host name lookup failed',
+  ETIMEDOUT: 'connection timed out',
+  EHOSTUNREACH: 'host unreachable',
+  UND_ERR_SOCKET: 'connection closed by the server',
+  UND_ERR_CONNECT_TIMEOUT: 'connection timed out',
+  UND_ERR_HEADERS_TIMEOUT: 'no headers in time',
+  UND_ERR_BODY_TIMEOUT: 'body stalled',
+  UND_ERR_HEADERS_OVERFLOW: 'response headers too large',
+  UND_ERR_RES_CONTENT_LENGTH_MISMATCH: 'body shorter or longer than its Content-Length',
+  HPE_INVALID_CONSTANT: 'not an HTTP response',
+};
+
+/** A network error as a short sentence: "connection reset by the server (ECONNRESET)". */
+export function describeError(err: unknown): string {
+  if (!(err instanceof Error)) return String(err);
+  const withCause = err as Error & { code?: string; cause?: unknown };
+  const code = withCause.code ?? (withCause.cause as { code?: string } | undefined)?.code;
+  if (code && CODES[code]) return `${CODES[code]} (${code})`;
+  const inner = withCause.cause instanceof Error ? `: ${withCause.cause.message}` : '';
+  return `${err.message || err.name}${inner}${code ? ` (${code})` : ''}`;
+}
+
+/** Retry-After as milliseconds (delay-seconds or an HTTP-date), or undefined when absent or unreadable. */
+export function retryAfterMs(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const trimmed = value.trim();
+  if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
+  const date = Date.parse(trimmed);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}

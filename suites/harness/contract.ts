@@ -1,0 +1,280 @@
+import SwaggerParser from '@apidevtools/swagger-parser';
+import type { ErrorObject, ValidateFunction } from 'ajv';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import { specFiles } from '../../spec/paths.ts';
+import { exactInteger, exactText, INT64_MAX, INT64_MIN, inInt64, isExactNumber, parseExact } from './json.ts';
+
+// ajv-formats is CommonJS with a default export; under NodeNext the callable is one level down.
+const addFormats = ((addFormatsModule as { default?: unknown }).default ?? addFormatsModule) as (
+  ajv: Ajv2020,
+) => void;
+
+/** A JSON Schema of the (dereferenced) OpenAPI document, read loosely. */
+export interface Schema {
+  readonly type?: string | readonly string[];
+  readonly format?: string;
+  readonly properties?: Readonly<Record<string, Schema>>;
+  readonly required?: readonly string[];
+  readonly items?: Schema;
+  readonly enum?: readonly unknown[];
+  readonly additionalProperties?: boolean | Schema;
+  readonly [keyword: string]: unknown;
+}
+
+export interface Operation {
+  readonly operationId: string;
+  readonly method: string;
+  /** The path template, e.g. /pets/{petId}. */
+  readonly path: string;
+  readonly deprecated: boolean;
+  /** The documented statuses: "200", "4XX", "default". */
+  readonly statuses: readonly string[];
+  readonly requestSchema?: Schema;
+}
+
+/** One way a body breaks the contract, located by JSON pointer. */
+export interface ContractIssue {
+  /** RFC 6901 pointer into the body; "/" for the whole body. */
+  readonly pointer: string;
+  /** What is wrong there, e.g. "must be integer". */
+  readonly message: string;
+  /** The shape expected there, e.g. {"type":"integer","format":"int64"}. */
+  readonly expected: string;
+  /** The value found there, as JSON text (cut). */
+  readonly found: string;
+}
+
+interface RawOperation {
+  operationId: string;
+  deprecated?: boolean;
+  requestBody?: { content?: Record<string, { schema?: Schema }> };
+  responses?: Record<string, { content?: Record<string, { schema?: Schema }> }>;
+}
+
+/**
+ * The contract as code: spec/openapi.yaml dereferenced once (swagger-parser) and an ajv validator
+ * (draft 2020-12, as OpenAPI 3.1 uses, with ajv-formats) compiled per operation and status. ajv reads
+ * numbers as doubles, so int64 fields are also checked on the lossless parse of the same text: 2^63
+ * and 2^63 - 1 are one double, but not one int64.
+ */
+export class Contract {
+  private readonly operations = new Map<string, Operation>();
+  private readonly raw = new Map<string, RawOperation>();
+  private readonly validators = new Map<Schema, ValidateFunction>();
+  private readonly names = new Map<Schema, string>();
+  private readonly ajv = new Ajv2020({ allErrors: true, strict: false, verbose: true });
+
+  constructor(
+    readonly document: {
+      paths: Record<string, Record<string, unknown>>;
+      components?: { schemas?: Record<string, Schema> };
+    },
+  ) {
+    addFormats(this.ajv);
+    for (const [name, schema] of Object.entries(document.components?.schemas ?? {}))
+      this.names.set(schema, name);
+    for (const [path, item] of Object.entries(document.paths)) {
+      for (const [method, op] of Object.entries(item)) {
+        if (!['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'].includes(method)) continue;
+        const raw = op as RawOperation;
+        const requestSchema = raw.requestBody?.content?.['application/json']?.schema;
+        this.raw.set(raw.operationId, raw);
+        this.operations.set(raw.operationId, {
+          operationId: raw.operationId,
+          method: method.toUpperCase(),
+          path,
+          deprecated: raw.deprecated === true,
+          statuses: Object.keys(raw.responses ?? {}),
+          ...(requestSchema ? { requestSchema } : {}),
+        });
+        if (requestSchema) this.compile(requestSchema);
+        for (const response of Object.values(raw.responses ?? {})) {
+          for (const media of Object.values(response.content ?? {}))
+            if (media.schema) this.compile(media.schema);
+        }
+      }
+    }
+  }
+
+  /** The operation of an operationId; throws for an id the document does not have (a suite bug). */
+  operation(operationId: string): Operation {
+    const op = this.operations.get(operationId);
+    if (!op) throw new Error(`contract: no operation ${operationId} in spec/openapi.yaml`);
+    return op;
+  }
+
+  /** A schema of components/schemas by name (Pet, Pets, PetStatus). */
+  schema(name: string): Schema {
+    const schema = this.document.components?.schemas?.[name];
+    if (!schema) throw new Error(`contract: no schema ${name} in spec/openapi.yaml`);
+    return schema;
+  }
+
+  /** The documented response key a status falls under ("200", "4XX" or "default"), if any. */
+  documentedStatus(operationId: string, status: number): string | undefined {
+    const statuses = this.operation(operationId).statuses;
+    const exact = String(status);
+    if (statuses.includes(exact)) return exact;
+    const range = `${exact[0]}XX`;
+    if (statuses.includes(range)) return range;
+    return statuses.includes('default') ? 'default' : undefined;
+  }
+
+  /** The media types documented for a response, e.g. ["application/json"]; [] when no body is described. */
+  responseMediaTypes(operationId: string, status: number): string[] {
+    const key = this.documentedStatus(operationId, status);
+    const response = key ? this.raw.get(operationId)?.responses?.[key] : undefined;
+    return Object.keys(response?.content ?? {});
+  }
+
+  /** The JSON schema of a response, or undefined when none is documented for that status. */
+  responseSchema(operationId: string, status: number): Schema | undefined {
+    const key = this.documentedStatus(operationId, status);
+    const response = key ? this.raw.get(operationId)?.responses?.[key] : undefined;
+    return response?.content?.['application/json']?.schema;
+  }
+
+  /**
+   * Every way a JSON value breaks a schema: ajv on `value` (numbers as doubles), then the int64
+   * fields on `exact` (the lossless parse of the same text; pass it whenever the value came as text).
+   */
+  validate(schema: Schema, value: unknown, exact?: unknown): ContractIssue[] {
+    const validate = this.compile(schema);
+    const issues: ContractIssue[] = [];
+    if (!validate(value)) {
+      for (const e of validate.errors ?? []) issues.push(this.issueOf(e));
+    }
+    if (exact !== undefined) this.int64Issues(schema, exact, '', issues);
+    return issues;
+  }
+
+  /** Every way a JSON text breaks a schema; a text that is not JSON is one issue at "/". */
+  validateText(schema: Schema, text: string): ContractIssue[] {
+    let value: unknown;
+    let exact: unknown;
+    try {
+      value = JSON.parse(text);
+      exact = parseExact(text);
+    } catch (err) {
+      return [
+        {
+          pointer: '/',
+          message: `not JSON: ${(err as Error).message}`,
+          expected: this.describe(schema),
+          found: cut(text),
+        },
+      ];
+    }
+    return this.validate(schema, value, exact);
+  }
+
+  /** A short description of a schema: its component name, or compact JSON with components named. */
+  describe(schema: Schema): string {
+    const name = this.names.get(schema);
+    if (name === 'Pets') return 'Pets (an array of Pet)';
+    if (name) return name;
+    const text = JSON.stringify(schema, (_key, value) => {
+      if (value !== schema && value && typeof value === 'object' && this.names.has(value))
+        return this.names.get(value);
+      return value;
+    });
+    return cut(text, 200);
+  }
+
+  private compile(schema: Schema): ValidateFunction {
+    let fn = this.validators.get(schema);
+    if (!fn) {
+      fn = this.ajv.compile(schema);
+      this.validators.set(schema, fn);
+    }
+    return fn;
+  }
+
+  private issueOf(e: ErrorObject): ContractIssue {
+    const pointer =
+      e.keyword === 'required'
+        ? `${e.instancePath}/${(e.params as { missingProperty: string }).missingProperty}`
+        : e.instancePath || '/';
+    const parent = (e.parentSchema ?? {}) as Schema;
+    const expected =
+      e.keyword === 'required'
+        ? `a property "${(e.params as { missingProperty: string }).missingProperty}" (required by ${this.describe(parent)})`
+        : this.describe(parent);
+    const message =
+      e.keyword === 'enum'
+        ? `must be one of ${JSON.stringify((e.params as { allowedValues: unknown[] }).allowedValues)}`
+        : e.keyword === 'format'
+          ? `must be ${parent.type ?? ''} of format ${(e.params as { format: string }).format}`
+          : (e.message ?? e.keyword);
+    const found = e.keyword === 'required' ? '(missing)' : cut(safeJson(e.data));
+    return { pointer, message, expected, found };
+  }
+
+  private int64Issues(schema: Schema, value: unknown, pointer: string, out: ContractIssue[]): void {
+    const types = typeof schema.type === 'string' ? [schema.type] : (schema.type ?? []);
+    if (schema.format === 'int64' && types.includes('integer') && isExactNumber(value)) {
+      const n = exactInteger(value);
+      if (n !== undefined && !inInt64(n)) {
+        out.push({
+          pointer: pointer || '/',
+          message: `must be an int64 (${INT64_MIN} to ${INT64_MAX})`,
+          expected: this.describe(schema),
+          found: exactText(value),
+        });
+      }
+      return;
+    }
+    if (Array.isArray(value) && schema.items) {
+      value.forEach((item, i) => {
+        this.int64Issues(schema.items as Schema, item, `${pointer}/${i}`, out);
+      });
+    } else if (value && typeof value === 'object' && !isExactNumber(value) && schema.properties) {
+      for (const [key, sub] of Object.entries(schema.properties)) {
+        if (Object.hasOwn(value, key)) {
+          this.int64Issues(
+            sub,
+            (value as Record<string, unknown>)[key],
+            `${pointer}/${escapePointer(key)}`,
+            out,
+          );
+        }
+      }
+    }
+  }
+}
+
+function escapePointer(key: string): string {
+  return key.replace(/~/g, '~0').replace(/\//g, '~1');
+}
+
+function safeJson(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}
+
+function cut(text: string, max = 300): string {
+  return text.length <= max ? text : `${text.slice(0, max)}…`;
+}
+
+/** Formats issues as "at /3/id: must be integer (expected {…}, found "x")", one per line. */
+export function formatIssues(issues: readonly ContractIssue[], max = 5): string {
+  const lines = issues
+    .slice(0, max)
+    .map((i) => `at ${i.pointer}: ${i.message} (expected ${i.expected}, found ${i.found})`);
+  if (issues.length > max) lines.push(`and ${issues.length - max} more`);
+  return lines.join('; ');
+}
+
+/** Dereferences and compiles spec/openapi.yaml (or another document) once per worker. */
+export function loadContract(file = specFiles.openapi): Promise<Contract> {
+  const key = Symbol.for(`petstore-conformance.contract:${file}`);
+  const holder = globalThis as { [key]?: Promise<Contract> };
+  holder[key] ??= SwaggerParser.dereference(file).then(
+    (doc) => new Contract(doc as unknown as Contract['document']),
+  );
+  return holder[key];
+}

@@ -1,0 +1,58 @@
+import type { ExchangeRecord } from './exchange.ts';
+import { redact } from './redact.ts';
+
+export interface ConformanceErrorInit {
+  /** What a conformant server does here, e.g. "status 400–499". */
+  readonly expected: string;
+  /** What came back, e.g. "200, JSON array of 100 items". */
+  readonly received: string;
+  /** A ready-to-paste curl command that sends the request again (secrets masked). */
+  readonly reproduce: string;
+  /** The exchanges that show it, masked (the last few of the test). */
+  readonly exchanges?: readonly ExchangeRecord[];
+}
+
+/**
+ * The one error a check throws when the server does not do what the contract says (STYLE point 8).
+ * A server that hangs, resets or sends garbage fails with it too: it is a failed requirement, not a
+ * broken suite. Its own enumerable properties are `expected`, `received`, `reproduce` and, when
+ * known, `exchanges`; they survive vitest's error serialisation, so reporters read them directly.
+ * The message is the same three lines:
+ *
+ *     expected: status 400–499
+ *     received: 200, JSON array of 100 items
+ *     reproduce: curl -sS 'http://127.0.0.1:8080/v1/pets?limit=101'
+ */
+export class ConformanceError extends Error {
+  declare readonly expected: string;
+  declare readonly received: string;
+  declare readonly reproduce: string;
+  declare readonly exchanges?: readonly ExchangeRecord[];
+
+  constructor(init: ConformanceErrorInit) {
+    const expected = redact(init.expected);
+    const received = redact(init.received);
+    const reproduce = redact(init.reproduce);
+    super(`expected: ${expected}\nreceived: ${received}\nreproduce: ${reproduce}`);
+    this.expected = expected;
+    this.received = received;
+    this.reproduce = reproduce;
+    if (init.exchanges && init.exchanges.length > 0) this.exchanges = init.exchanges;
+  }
+}
+// On the prototype, so that the own enumerable properties are exactly the evidence.
+Object.defineProperty(ConformanceError.prototype, 'name', {
+  value: 'ConformanceError',
+  writable: true,
+  configurable: true,
+});
+
+/** Whether a value is a ConformanceError, also across module copies (isolated test files). */
+export function isConformanceError(value: unknown): value is ConformanceError {
+  return (
+    value instanceof ConformanceError ||
+    (value instanceof Error &&
+      value.name === 'ConformanceError' &&
+      typeof (value as { reproduce?: unknown }).reproduce === 'string')
+  );
+}

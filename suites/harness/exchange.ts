@@ -1,0 +1,134 @@
+import { isSecretHeader, MASK, redact, redactHeaders, redactUrl } from './redact.ts';
+
+/** How much of a body an exchange record, a message or an attachment shows. */
+export const EXCERPT_BYTES = 4096;
+
+/** One request and what came back, as shown in reports: secrets masked, bodies cut to an excerpt. */
+export interface ExchangeRecord {
+  readonly method: string;
+  /** Masked. */
+  readonly url: string;
+  readonly requestHeaders: Readonly<Record<string, string>>;
+  /** An excerpt (EXCERPT_BYTES), masked; absent without a body. */
+  readonly requestBody?: string;
+  readonly requestBytes?: number;
+  /** Absent when no response came (see error). */
+  readonly status?: number;
+  readonly responseHeaders?: Readonly<Record<string, string>>;
+  /** An excerpt (EXCERPT_BYTES), masked. */
+  readonly responseBody?: string;
+  /** Bytes of body read (at most the client's cap). */
+  readonly responseBytes?: number;
+  /** The body was longer than the client's cap; reading stopped there. */
+  readonly truncated?: boolean;
+  /** What went wrong on the way, when no complete response came (timeout, reset, refused). */
+  readonly error?: string;
+  /** 429 answers waited out before this one. */
+  readonly retries?: number;
+  readonly durationMs: number;
+}
+
+/** The request as sent, before masking (kept inside the harness; only masked forms leave it). */
+export interface SentRequest {
+  readonly method: string;
+  readonly url: string;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body?: Uint8Array;
+  /** A shell expression that produces the body, for curl lines of bodies too long to paste. */
+  readonly reproduceBody?: string;
+}
+
+/** A single-quoted shell word. */
+export function shellQuote(text: string): string {
+  return `'${text.replace(/'/g, `'\\''`)}'`;
+}
+
+/** Text of at most `bytes` bytes of UTF-8, with a note when cut. */
+export function excerpt(body: Uint8Array | string, bytes = EXCERPT_BYTES): string {
+  const buf =
+    typeof body === 'string' ? Buffer.from(body) : Buffer.from(body.buffer, body.byteOffset, body.length);
+  if (buf.length <= bytes) return buf.toString('utf8');
+  return `${buf.subarray(0, bytes).toString('utf8')}… (cut at ${formatBytes(bytes)} of ${formatBytes(buf.length)})`;
+}
+
+/** 4096 → "4 KiB", 1048576 → "1 MiB", 100 → "100 bytes". */
+export function formatBytes(n: number): string {
+  if (n >= 1024 * 1024 && n % (1024 * 1024) === 0) return `${n / (1024 * 1024)} MiB`;
+  if (n >= 1024 && n % 1024 === 0) return `${n / 1024} KiB`;
+  return `${n} bytes`;
+}
+
+/**
+ * A ready-to-paste curl command that sends the request again, secrets masked (the key shows as ***).
+ * Headers the client adds by itself (host, content-length, connection) are left to curl.
+ */
+export function toCurl(req: SentRequest): string {
+  const parts = ['curl -sS'];
+  if (req.method === 'HEAD') parts.push('-I');
+  else if (req.method !== 'GET' || req.body) parts.push(`-X ${req.method}`);
+  parts.push(shellQuote(redactUrl(req.url)));
+  for (const [name, value] of Object.entries(req.headers)) {
+    parts.push(`-H ${shellQuote(`${name}: ${isSecretHeader(name) ? MASK : redact(value)}`)}`);
+  }
+  if (req.reproduceBody !== undefined) {
+    parts.push(`--data-binary ${req.reproduceBody}`);
+  } else if (req.body) {
+    if (req.body.length <= EXCERPT_BYTES) {
+      parts.push(`--data-binary ${shellQuote(redact(Buffer.from(req.body).toString('utf8')))}`);
+    } else {
+      const head = Buffer.from(req.body).subarray(0, 200).toString('utf8');
+      parts.push(
+        `--data-binary @body.json  # ${req.body.length}-byte body, starting ${shellQuote(redact(head))}`,
+      );
+    }
+  }
+  return parts.join(' ');
+}
+
+/** The masked record of a request with its response, or with the error that stopped it. */
+export function recordExchange(
+  req: SentRequest,
+  res: {
+    status?: number;
+    headers?: Readonly<Record<string, string>>;
+    body?: Uint8Array;
+    truncated?: boolean;
+    error?: string;
+    retries?: number;
+    durationMs: number;
+  },
+): ExchangeRecord {
+  return {
+    method: req.method,
+    url: redactUrl(req.url),
+    requestHeaders: redactHeaders(req.headers),
+    ...(req.body ? { requestBody: redact(excerpt(req.body)), requestBytes: req.body.length } : {}),
+    ...(res.status !== undefined ? { status: res.status } : {}),
+    ...(res.headers ? { responseHeaders: redactHeaders(res.headers) } : {}),
+    ...(res.body ? { responseBody: redact(excerpt(res.body)), responseBytes: res.body.length } : {}),
+    ...(res.truncated ? { truncated: true } : {}),
+    ...(res.error ? { error: redact(res.error) } : {}),
+    ...(res.retries ? { retries: res.retries } : {}),
+    durationMs: Math.round(res.durationMs),
+  };
+}
+
+/** An exchange as text, for attachments and logs: request line, headers, body; status line, headers, body. */
+export function formatExchange(x: ExchangeRecord): string {
+  const lines = [`${x.method} ${x.url}`];
+  for (const [k, v] of Object.entries(x.requestHeaders)) lines.push(`${k}: ${v}`);
+  if (x.requestBody !== undefined) lines.push('', x.requestBody);
+  lines.push('');
+  if (x.status === undefined) {
+    lines.push(`(no response: ${x.error ?? 'unknown'}) after ${x.durationMs} ms`);
+  } else {
+    lines.push(
+      `HTTP ${x.status}  (${x.durationMs} ms${x.retries ? `, after ${x.retries} 429 retries` : ''})`,
+    );
+    for (const [k, v] of Object.entries(x.responseHeaders ?? {})) lines.push(`${k}: ${v}`);
+    if (x.responseBody) lines.push('', x.responseBody);
+    if (x.truncated) lines.push(`… (body exceeded ${formatBytes(x.responseBytes ?? 0)}; reading stopped)`);
+    if (x.error) lines.push(`(then: ${x.error})`);
+  }
+  return lines.join('\n');
+}

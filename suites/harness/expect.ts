@@ -1,0 +1,158 @@
+import type { ApiResponse } from './client.ts';
+import { type Contract, formatIssues } from './contract.ts';
+import { ConformanceError } from './errors.ts';
+import { excerpt, formatBytes } from './exchange.ts';
+import { parseExact } from './json.ts';
+
+/**
+ * Checks on one response. Each throws a ConformanceError carrying what was expected, what came back
+ * (status and a short account of the body) and the curl line of the request; none returns silently
+ * on a response it could not judge.
+ */
+
+/** A parsed JSON body: `value` as JSON.parse reads it, `exact` with numbers kept digit for digit. */
+export interface JsonBody<T = unknown> {
+  readonly value: T;
+  readonly exact: unknown;
+}
+
+/** Throws a ConformanceError about a response: what was expected, and what came back. */
+export function fail(res: ApiResponse, expected: string, received = describeResponse(res)): never {
+  throw new ConformanceError({ expected, received, reproduce: res.reproduce, exchanges: [res.exchange] });
+}
+
+/** "200, JSON array of 100 items", "201, empty body", "500, text/html body of 12 bytes: <h1>oops</h1>". */
+export function describeResponse(res: ApiResponse): string {
+  const retried = res.retries
+    ? `, after ${res.retries} 429 answer${res.retries > 1 ? 's' : ''} waited out`
+    : '';
+  return `${res.status}, ${describeBody(res)}${retried}`;
+}
+
+/** A short account of a body: its JSON shape, or its media type and an excerpt. */
+export function describeBody(res: ApiResponse): string {
+  if (res.truncated) {
+    return `a body that exceeded ${formatBytes(res.body.length)} (reading stopped there), starting ${quote(excerpt(res.body, 120))}`;
+  }
+  if (res.body.length === 0) return 'empty body';
+  const type = res.headers['content-type'];
+  try {
+    const value: unknown = JSON.parse(res.text);
+    const label = type && !isJsonMediaType(type) ? ` labelled ${type}` : '';
+    if (Array.isArray(value))
+      return `JSON array of ${value.length} item${value.length === 1 ? '' : 's'}${label}: ${short(res.text)}`;
+    if (value && typeof value === 'object') return `JSON object${label} ${short(res.text)}`;
+    return `JSON ${value === null ? 'null' : typeof value}${label} ${short(res.text)}`;
+  } catch {
+    return `${type ?? 'no Content-Type'} body of ${res.body.length} bytes that is not JSON: ${quote(excerpt(res.body, 200))}`;
+  }
+}
+
+function short(text: string, max = 200): string {
+  return text.length <= max ? text : `${text.slice(0, max)}… (${text.length} chars)`;
+}
+
+function quote(text: string): string {
+  return JSON.stringify(text);
+}
+
+/** Whether a Content-Type is JSON: application/json or any +json type, parameters allowed (RFC 9110 §8.3.1). */
+export function isJsonMediaType(contentType: string | undefined): boolean {
+  if (!contentType) return false;
+  const essence = contentType.split(';')[0]!.trim().toLowerCase();
+  return essence === 'application/json' || /^application\/[\w.!#$&^-]+\+json$/.test(essence);
+}
+
+/** Whether a Content-Type is exactly application/json (parameters such as charset allowed). */
+export function isApplicationJson(contentType: string | undefined): boolean {
+  return (contentType ?? '').split(';')[0]!.trim().toLowerCase() === 'application/json';
+}
+
+/** "status 200", "status 400–499", "status 400 or 404". */
+export function describeStatuses(statuses: readonly number[] | { min: number; max: number }): string {
+  if (!Array.isArray(statuses)) {
+    const { min, max } = statuses as { min: number; max: number };
+    return `status ${min}–${max}`;
+  }
+  return `status ${statuses.length > 1 ? `${statuses.slice(0, -1).join(', ')} or ${statuses.at(-1)}` : statuses[0]}`;
+}
+
+/** The status is one of `statuses`. */
+export function expectStatus(res: ApiResponse, ...statuses: number[]): void {
+  if (!statuses.includes(res.status)) fail(res, describeStatuses(statuses));
+}
+
+/** The status lies in min–max, both included (400, 499 for "any 4xx"). */
+export function expectStatusBetween(res: ApiResponse, min: number, max: number): void {
+  if (res.status < min || res.status > max) fail(res, describeStatuses({ min, max }));
+}
+
+/** The status is not one of `statuses` (e.g. not 401 or 403). */
+export function expectStatusNot(res: ApiResponse, statuses: readonly number[], expected: string): void {
+  if (statuses.includes(res.status)) fail(res, expected);
+}
+
+/** The body parsed as JSON, twice: as JSON.parse reads it and without loss. Throws when it is not JSON. */
+export function readJson<T = unknown>(res: ApiResponse, expected = 'a JSON body'): JsonBody<T> {
+  if (res.truncated) fail(res, expected);
+  if (res.body.length === 0) fail(res, expected);
+  let value: T;
+  try {
+    value = JSON.parse(res.text) as T;
+  } catch (err) {
+    fail(res, expected, `${res.status}, ${describeBody(res)} (${(err as Error).message})`);
+  }
+  let exact: unknown;
+  try {
+    exact = parseExact(res.text);
+  } catch (err) {
+    fail(res, expected, `${res.status}, JSON that cannot be read without loss: ${(err as Error).message}`);
+  }
+  return { value, exact };
+}
+
+/** The body is a JSON array; returns it both ways. */
+export function expectJsonArray(res: ApiResponse, expected = 'a JSON array'): JsonBody<unknown[]> {
+  const body = readJson<unknown[]>(res, expected);
+  if (!Array.isArray(body.value)) fail(res, expected);
+  return body;
+}
+
+/** The body is a JSON object; returns it both ways. */
+export function expectJsonObject(
+  res: ApiResponse,
+  expected = 'a JSON object',
+): JsonBody<Record<string, unknown>> {
+  const body = readJson<Record<string, unknown>>(res, expected);
+  if (!body.value || typeof body.value !== 'object' || Array.isArray(body.value)) fail(res, expected);
+  return body;
+}
+
+/** The response is labelled application/json (charset and other parameters allowed). */
+export function expectApplicationJson(res: ApiResponse, what = 'Content-Type application/json'): void {
+  const type = res.headers['content-type'];
+  if (!isApplicationJson(type))
+    fail(
+      res,
+      what,
+      `${res.status} with ${type ? `Content-Type ${type}` : 'no Content-Type'}, ${describeBody(res)}`,
+    );
+}
+
+/**
+ * The body matches the schema the contract documents for this operation and status; ints checked
+ * to int64 exactly. The message names the operation, the JSON pointer, the shape expected there and
+ * what was found. Returns the body both ways.
+ */
+export function expectSchema(contract: Contract, res: ApiResponse, operationId: string): JsonBody {
+  const schema = contract.responseSchema(operationId, res.status);
+  if (!schema) fail(res, `a status for which ${operationId} documents a body schema`);
+  const shape = contract.describe(schema);
+  const expected = `the ${operationId} ${res.status} body to match ${shape}`;
+  const body = readJson(res, expected);
+  const issues = contract.validate(schema, body.value, body.exact);
+  if (issues.length > 0) {
+    fail(res, expected, `${res.status}, ${formatIssues(issues)}; body: ${short(res.text, 300)}`);
+  }
+  return body;
+}

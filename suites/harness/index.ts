@@ -1,0 +1,56 @@
+/**
+ * The harness of the conformance suites: the only module the tests in suites/ import.
+ *
+ *   requirement(id, check) / requirement.each(id, rows, check)   one test per requirement (and row)
+ *   CheckContext: api (Client), config, contract, newPet(), freshId(), skip(reason), note(message)
+ *   expect*: status, JSON body, Content-Type, schema; each throws a ConformanceError with evidence
+ *   generated inputs from the OpenAPI schemas (fast-check), seeded and shrunk
+ */
+
+import { loadContract } from './contract.ts';
+
+/** fast-check, for tests that combine the harness's generators. */
+export { default as fc } from 'fast-check';
+
+export {
+  type ApiResponse,
+  Client,
+  type ClientOptions,
+  MAX_BODY_BYTES,
+  type RequestOptions,
+} from './client.ts';
+export { CONFIG_KEY, type Config } from './config.ts';
+export { Contract, type ContractIssue, formatIssues, loadContract, type Schema } from './contract.ts';
+export { ConformanceError, type ConformanceErrorInit, isConformanceError } from './errors.ts';
+export { type ExchangeRecord, formatExchange, toCurl } from './exchange.ts';
+export {
+  describeBody,
+  describeResponse,
+  expectApplicationJson,
+  expectJsonArray,
+  expectJsonObject,
+  expectSchema,
+  expectStatus,
+  expectStatusBetween,
+  expectStatusNot,
+  fail,
+  isApplicationJson,
+  isJsonMediaType,
+  type JsonBody,
+  readJson,
+} from './expect.ts';
+export {
+  applyMutation,
+  arbitraryOf,
+  checkGenerated,
+  isInvalid,
+  type Mutation,
+  mutationsOf,
+} from './generate.ts';
+export { exactInteger, INT64_MAX, INT64_MIN, integerOfText, parseExact, stringifyExact } from './json.ts';
+export { aPetToShow, createPet, createPets, ensurePets, inParallel, petPath } from './pets.ts';
+export { type CheckContext, type Row, requirement } from './requirement.ts';
+export { freshId, type PetInput, runConfig, runTag } from './run.ts';
+
+/** The contract of spec/openapi.yaml, dereferenced and compiled (once per worker). */
+export const contract = await loadContract();

@@ -1,0 +1,132 @@
+import { type TestContext, test } from 'vitest';
+import { type Level, loadCatalog, type Need, type Requirement } from '../../spec/catalog.ts';
+import { attachExchanges, labelRequirement } from './allure.ts';
+import { Client } from './client.ts';
+import type { Config } from './config.ts';
+import { type Contract, loadContract } from './contract.ts';
+import { freshId, newPet, type PetInput, runConfig } from './run.ts';
+
+declare module 'vitest' {
+  interface TaskMeta {
+    /** The catalog id of the requirement a test checks (exactly one per test). */
+    requirementId?: string;
+    requirementLevel?: Level;
+    /** The HTTP requests the test sent (429 retries not counted). */
+    exchangeCount?: number;
+  }
+}
+
+/** What a check receives. */
+export interface CheckContext {
+  /** A client of its own (exchange log per test), bounded by config.timeoutMs and the test's signal. */
+  readonly api: Client;
+  readonly config: Config;
+  readonly contract: Contract;
+  readonly requirement: Requirement;
+  /** Skips for a reason the data gives (e.g. "the list is empty, so there is no pet to show"). */
+  skip(reason: string): never;
+  /** Records an observation the reports show (e.g. the status /store/orders answered). */
+  note(message: string): Promise<void>;
+  /** A fresh valid pet of this run (new id, run tag), with `fields` set. */
+  newPet(fields?: Partial<PetInput>): PetInput;
+  /** A pet id no other run has used (see run.ts). */
+  freshId(hint?: bigint): bigint;
+}
+
+export type Check = (ctx: CheckContext) => Promise<void>;
+
+/** Rows of a table each carry a `case` label, shown in the test's name: "[limit=101]". */
+export interface Row {
+  readonly case: string;
+  /** What this row needs beyond the requirement's needs (e.g. a POST row of a read-only check). */
+  readonly needs?: readonly Need[];
+}
+
+/** The catalog entry of an id; throws for an id the catalog does not have. */
+export function requirementOf(id: string): Requirement {
+  const r = loadCatalog().get(id);
+  if (!r)
+    throw new Error(
+      `requirement(): unknown id ${id}: it is not in spec/requirements.yaml (or it is retired)`,
+    );
+  return r;
+}
+
+/** The test's name: "LIST-LIMIT-OVER-MAX a limit above 100 is rejected with a 4xx status [limit=101]". */
+export function testName(r: Requirement, caseLabel?: string): string {
+  return caseLabel === undefined ? `${r.id} ${r.title}` : `${r.id} ${r.title} [${caseLabel}]`;
+}
+
+/** Why a requirement is not checked under a config, or undefined when it is. The reasons are stable. */
+export function skipReason(
+  r: Requirement,
+  config: Config,
+  extraNeeds: readonly Need[] = [],
+): string | undefined {
+  if (config.only.length > 0 && !config.only.some((p) => r.id.toUpperCase().startsWith(p.toUpperCase()))) {
+    return 'not selected by --only';
+  }
+  for (const need of [...r.needs, ...extraNeeds]) {
+    if (need === 'write' && config.readOnly) return '--read-only: needs writes';
+    if (need === 'key' && !config.apiKey) return 'needs --api-key';
+    if (need === 'auth-required' && !config.authRequired) return 'needs --auth-required';
+  }
+  return undefined;
+}
+
+function define(r: Requirement, row: Row | undefined, check: Check): void {
+  const caseLabel = row?.case;
+  const meta = { requirementId: r.id, requirementLevel: r.level };
+  test.concurrent(testName(r, caseLabel), { meta }, async (ctx: TestContext) => {
+    const config = runConfig();
+    await labelRequirement(r, caseLabel);
+    const reason = skipReason(r, config, row?.needs);
+    if (reason) ctx.skip(reason);
+    const api = new Client(config, { signal: ctx.signal });
+    const contract = await loadContract();
+    const context: CheckContext = {
+      api,
+      config,
+      contract,
+      requirement: r,
+      skip: (why) => ctx.skip(why),
+      note: async (message) => {
+        await ctx.annotate(message, 'observation');
+      },
+      newPet: (fields) => newPet(config, fields),
+      freshId,
+    };
+    try {
+      await check(context);
+    } catch (err) {
+      if ((err as { code?: unknown })?.code !== 'VITEST_PENDING')
+        await attachExchanges(api.exchanges.slice(-10));
+      throw err;
+    } finally {
+      ctx.task.meta.exchangeCount = api.exchanges.length;
+    }
+  });
+}
+
+/**
+ * Declares the test of one requirement (STYLE point 4). It refuses an id the catalog does not have,
+ * is named `${id} ${title}`, carries the id in task.meta.requirementId, is labelled for Allure, and
+ * skips with a stable reason when the run does not allow it: "not selected by --only",
+ * "--read-only: needs writes", "needs --api-key", "needs --auth-required". Tests run concurrently.
+ */
+export function requirement(id: string, check: Check): void {
+  define(requirementOf(id), undefined, check);
+}
+
+/**
+ * One test per row of a literal table, each named `${id} ${title} [${row.case}]`, checking the same
+ * requirement with other values (STYLE point 14).
+ */
+requirement.each = <R extends Row>(
+  id: string,
+  rows: readonly R[],
+  check: (ctx: CheckContext, row: R) => Promise<void>,
+): void => {
+  const r = requirementOf(id);
+  for (const row of rows) define(r, row, (ctx) => check(ctx, row));
+};

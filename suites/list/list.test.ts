@@ -1,0 +1,106 @@
+import {
+  createPets,
+  ensurePets,
+  expectJsonArray,
+  expectStatus,
+  expectStatusBetween,
+  fail,
+  requirement,
+} from '../harness/index.ts';
+
+requirement('LIST-OK', async ({ api }) => {
+  const res = await api.get('/pets');
+  expectStatus(res, 200);
+  expectJsonArray(res);
+});
+
+requirement.each(
+  'LIST-LIMIT-AT-MOST',
+  [
+    { case: 'limit=1', limit: 1 },
+    { case: 'limit=7', limit: 7 },
+    { case: 'limit=100', limit: 100 },
+  ],
+  async (ctx, { limit }) => {
+    await ensurePets(ctx, limit + 1);
+    const res = await ctx.api.get('/pets', { query: { limit } });
+    expectStatus(res, 200);
+    const { value } = expectJsonArray(res);
+    if (value.length > limit) fail(res, `a JSON array of at most ${limit} pets`);
+  },
+);
+
+requirement.each(
+  'LIST-LIMIT-FILLS',
+  [
+    { case: 'limit=1', limit: 1 },
+    { case: 'limit=10', limit: 10 },
+  ],
+  async (ctx, { limit }) => {
+    await ensurePets(ctx, limit);
+    const res = await ctx.api.get('/pets', { query: { limit } });
+    expectStatus(res, 200);
+    const { value } = expectJsonArray(res);
+    if (value.length !== limit)
+      fail(res, `a JSON array of exactly ${limit} pets (at least ${limit} are stored)`);
+  },
+);
+
+requirement('LIST-LIMIT-MAX-ACCEPTED', async ({ api }) => {
+  const res = await api.get('/pets', { query: { limit: 100 } });
+  expectStatus(res, 200);
+});
+
+requirement.each(
+  'LIST-LIMIT-OVER-MAX',
+  [
+    { case: 'limit=101', limit: '101' },
+    { case: 'limit=1000', limit: '1000' },
+    { case: 'limit=2^31', limit: '2147483648' },
+    { case: 'limit=2^63', limit: '9223372036854775808' },
+  ],
+  async ({ api }, { limit }) => {
+    const res = await api.get('/pets', { query: { limit } });
+    expectStatusBetween(res, 400, 499);
+  },
+);
+
+requirement.each(
+  'LIST-LIMIT-NOT-INTEGER',
+  [
+    { case: 'limit=abc', limit: 'abc' },
+    { case: 'limit=1.5', limit: '1.5' },
+    { case: 'limit= (empty)', limit: '' },
+  ],
+  async ({ api }, { limit }) => {
+    const res = await api.get('/pets', { query: { limit } });
+    expectStatusBetween(res, 400, 499);
+  },
+);
+
+requirement('LIST-LIMIT-DEFAULT', async ({ api, newPet }) => {
+  await createPets(
+    api,
+    Array.from({ length: 101 }, () => newPet()),
+  );
+  const res = await api.get('/pets');
+  expectStatus(res, 200);
+  const { value } = expectJsonArray(res);
+  if (value.length > 100) fail(res, 'a JSON array of at most 100 pets (101 or more are stored)');
+});
+
+requirement.each(
+  'LIST-LIMIT-BELOW-ONE',
+  [
+    { case: 'limit=0', limit: 0 },
+    { case: 'limit=-1', limit: -1 },
+  ],
+  async ({ api }, { limit }) => {
+    const res = await api.get('/pets', { query: { limit } });
+    const expected = `status 400–499, or 200 with a JSON array${limit === 0 ? ' that is empty' : ''}`;
+    if (res.status >= 400 && res.status <= 499) return;
+    if (res.status !== 200) fail(res, expected);
+    const { value } = expectJsonArray(res, expected);
+    if (limit === 0 && value.length !== 0) fail(res, expected);
+  },
+);

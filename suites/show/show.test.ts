@@ -1,0 +1,82 @@
+import {
+  aPetToShow,
+  exactInteger,
+  expectJsonObject,
+  expectStatus,
+  fail,
+  integerOfText,
+  petPath,
+  requirement,
+} from '../harness/index.ts';
+
+/** RFC 9745 §2.1: Deprecation = sf-date, e.g. @1767225600. */
+const SF_DATE = /^@-?\d{1,15}$/;
+/** RFC 9110 §5.6.7: IMF-fixdate, the form an HTTP-date is sent in. */
+const IMF_FIXDATE =
+  /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d{2}:\d{2}:\d{2} GMT$/;
+
+requirement('SHOW-OK', async (ctx) => {
+  const { id, pet } = await aPetToShow(ctx);
+  const res = await ctx.api.get(petPath(id));
+  const expected = `status 200 and the pet with id ${id}${pet ? ` and name ${JSON.stringify(pet.name)}` : ''}`;
+  expectStatus(res, 200);
+  const { value, exact } = expectJsonObject(res, expected);
+  const shownId = (exact as { id?: unknown }).id;
+  const wanted = integerOfText(id);
+  const sameId =
+    typeof shownId === 'string' ? shownId === id : wanted !== undefined && exactInteger(shownId) === wanted;
+  if (!sameId) fail(res, expected);
+  if (pet && value.name !== pet.name) fail(res, expected);
+});
+
+requirement('SHOW-UNKNOWN-NOT-2XX', async ({ api, freshId }) => {
+  const res = await api.get(petPath(freshId()));
+  if (res.status >= 200 && res.status <= 299) fail(res, 'a status other than 2xx (no pet has this id)');
+});
+
+requirement('SHOW-UNKNOWN-404', async ({ api, freshId }) => {
+  const res = await api.get(petPath(freshId()));
+  expectStatus(res, 404);
+});
+
+requirement.each(
+  'SHOW-ID-MALFORMED',
+  [
+    { case: 'petId=abc', id: 'abc' },
+    { case: 'petId=1.5', id: '1.5' },
+    { case: 'petId=12abc', id: '12abc' },
+  ],
+  async ({ api }, { id }) => {
+    const res = await api.get(petPath(id));
+    expectStatus(res, 400, 404);
+  },
+);
+
+requirement('SHOW-DEPRECATION-HEADER', async (ctx) => {
+  const { id } = await aPetToShow(ctx);
+  const res = await ctx.api.get(petPath(id));
+  expectStatus(res, 200);
+  const value = res.headers.deprecation;
+  if (value === undefined || !SF_DATE.test(value.trim())) {
+    fail(
+      res,
+      'a Deprecation header holding a structured date such as @1767225600 (RFC 9745)',
+      `200 with ${value === undefined ? 'no Deprecation header' : `Deprecation: ${value}`}`,
+    );
+  }
+});
+
+requirement('SHOW-SUNSET-HEADER', async (ctx) => {
+  const { id } = await aPetToShow(ctx);
+  const res = await ctx.api.get(petPath(id));
+  expectStatus(res, 200);
+  const sunset = res.headers.sunset;
+  const deprecation = res.headers.deprecation?.trim();
+  const expected = 'a Sunset header holding an HTTP-date (RFC 8594) not earlier than the Deprecation date';
+  const shown = `200 with ${sunset === undefined ? 'no Sunset header' : `Sunset: ${sunset}`}${deprecation ? `, Deprecation: ${deprecation}` : ''}`;
+  if (sunset === undefined || !IMF_FIXDATE.test(sunset.trim()) || Number.isNaN(Date.parse(sunset)))
+    fail(res, expected, shown);
+  if (deprecation && SF_DATE.test(deprecation) && Date.parse(sunset) < Number(deprecation.slice(1)) * 1000) {
+    fail(res, expected, shown);
+  }
+});

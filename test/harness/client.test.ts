@@ -1,0 +1,258 @@
+import { afterEach, describe, expect, test } from 'vitest';
+import { Client, MAX_429_RETRIES } from '../../suites/harness/client.ts';
+import { ConformanceError } from '../../suites/harness/errors.ts';
+import { expectStatus, readJson } from '../../suites/harness/expect.ts';
+import { httpServer, rawServer, silentServer, type TestServer, testConfig } from './servers.ts';
+
+let server: TestServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+/** The error a promise rejects with (fails the test when it resolves). */
+async function rejection(p: Promise<unknown>): Promise<ConformanceError> {
+  const outcome = await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(outcome).toBeInstanceOf(ConformanceError);
+  return outcome as ConformanceError;
+}
+
+describe('the client, against servers that misbehave', () => {
+  test('a server that never answers fails the request after the timeout, with what happened', async () => {
+    server = await silentServer();
+    const api = new Client(testConfig(server.url, { timeoutMs: 300 }));
+    const started = performance.now();
+    const err = await rejection(api.get('/pets'));
+    const took = performance.now() - started;
+    expect(took).toBeGreaterThanOrEqual(290);
+    expect(took).toBeLessThan(1_000);
+    expect(err.expected).toBe('a complete HTTP response to GET /pets within 300 ms');
+    expect(err.received).toBe(
+      'no complete response within 300 ms (timed out before the status line and headers arrived)',
+    );
+    expect(err.reproduce).toBe(`curl -sS '${server.url}/pets'`);
+    expect(err.exchanges?.[0]).toMatchObject({ method: 'GET', error: err.received });
+  });
+
+  test('the timeout covers the body: a server dripping one byte every 50 ms is cut at the deadline', async () => {
+    server = await httpServer((req, res) => {
+      req.resume();
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': '1000' });
+      const timer = setInterval(() => (res.destroyed ? clearInterval(timer) : res.write(' ')), 50);
+      res.on('close', () => clearInterval(timer));
+    });
+    const api = new Client(testConfig(server.url, { timeoutMs: 400 }));
+    const started = performance.now();
+    const err = await rejection(api.get('/pets'));
+    expect(performance.now() - started).toBeLessThan(1_200);
+    expect(err.received).toMatch(
+      /^no complete response within 400 ms \(timed out after status 200 and \d+ bytes of body\)$/,
+    );
+  });
+
+  test('a 50 MB answer is read up to the cap only, and said to exceed it', async () => {
+    const chunk = Buffer.alloc(64 * 1024, 'x');
+    let written = 0;
+    server = await httpServer((req, res) => {
+      req.resume();
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(50 * 1024 * 1024) });
+      const pump = () => {
+        while (written < 50 * 1024 * 1024 && !res.destroyed) {
+          written += chunk.length;
+          if (!res.write(chunk)) return res.once('drain', pump);
+        }
+        res.end();
+      };
+      pump();
+    });
+    const api = new Client(testConfig(server.url, { timeoutMs: 5_000 }), { maxBodyBytes: 1024 * 1024 });
+    const res = await api.get('/pets');
+    expect(res.truncated).toBe(true);
+    expect(res.body.length).toBe(1024 * 1024);
+    expect(written).toBeLessThan(50 * 1024 * 1024);
+    const err = (() => {
+      try {
+        readJson(res);
+      } catch (e) {
+        return e as ConformanceError;
+      }
+    })();
+    expect(err?.received).toMatch(/^200, a body that exceeded 1 MiB \(reading stopped there\)/);
+    expect(res.exchange).toMatchObject({ truncated: true, responseBytes: 1024 * 1024 });
+  });
+
+  test('a connection reset in the middle of the body is a failure that says so', async () => {
+    server = await httpServer((req, res) => {
+      req.resume();
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': '1000' });
+      res.write('[{"id":1,"na', () => setTimeout(() => res.socket?.resetAndDestroy(), 10));
+    });
+    const api = new Client(testConfig(server.url));
+    const err = await rejection(api.get('/pets'));
+    expect(err.received).toMatch(
+      /(reset|closed) by the server \((ECONNRESET|UND_ERR_SOCKET)\) after \d+ ms, after status 200 and 12 bytes of body/,
+    );
+  });
+
+  test('a refused connection is a failure that says so', async () => {
+    const closed = await httpServer(() => {});
+    const url = closed.url;
+    await closed.close();
+    const err = await rejection(new Client(testConfig(url)).get('/pets'));
+    expect(err.received).toMatch(/^connection refused \(ECONNREFUSED\)/);
+  });
+
+  test('bytes that are not HTTP are a failure that says so', async () => {
+    server = await rawServer('SSH-2.0-OpenSSH_9.6\r\n\r\n');
+    const err = await rejection(new Client(testConfig(server.url)).get('/pets'));
+    expect(err.received).toMatch(/before the status line and headers arrived/);
+  });
+
+  test('invalid JSON labelled application/json fails the JSON read with the parser message and an excerpt', async () => {
+    server = await httpServer((req, res) => {
+      req.resume();
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('[{"id": 1, "name": "a",}');
+    });
+    const res = await new Client(testConfig(server.url)).get('/pets');
+    let err: ConformanceError | undefined;
+    try {
+      readJson(res, 'a JSON array');
+    } catch (e) {
+      err = e as ConformanceError;
+    }
+    expect(err).toBeInstanceOf(ConformanceError);
+    expect(err?.expected).toBe('a JSON array');
+    expect(err?.received).toContain(
+      'application/json body of 24 bytes that is not JSON: "[{\\"id\\": 1, \\"name\\": \\"a\\",}"',
+    );
+  });
+
+  test('a server that answers 503 to everything fails a status check with its status and body', async () => {
+    server = await httpServer((req, res) => {
+      req.resume();
+      res.writeHead(503, { 'content-type': 'text/plain' });
+      res.end('down for maintenance');
+    });
+    const res = await new Client(testConfig(server.url)).get('/pets', { query: { limit: 101 } });
+    expect(() => expectStatus(res, 200)).toThrow(
+      `expected: status 200\nreceived: 503, text/plain body of 20 bytes that is not JSON: "down for maintenance"\nreproduce: curl -sS '${server.url}/pets?limit=101'`,
+    );
+  });
+});
+
+describe('the client, on the way', () => {
+  test('429 with Retry-After is waited out and the request retried', async () => {
+    let calls = 0;
+    server = await httpServer((req, res) => {
+      req.resume();
+      calls++;
+      if (calls < 3) {
+        res.writeHead(429, { 'retry-after': '0' });
+        res.end();
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('[]');
+    });
+    const res = await new Client(testConfig(server.url)).get('/pets');
+    expect(res.status).toBe(200);
+    expect(res.retries).toBe(2);
+    expect(calls).toBe(3);
+  });
+
+  test('429 retries are bounded in number', async () => {
+    let calls = 0;
+    server = await httpServer((req, res) => {
+      req.resume();
+      calls++;
+      res.writeHead(429, { 'retry-after': '0' });
+      res.end();
+    });
+    const res = await new Client(testConfig(server.url)).get('/pets');
+    expect(res.status).toBe(429);
+    expect(calls).toBe(MAX_429_RETRIES + 1);
+  });
+
+  test('a Retry-After longer than the time budget is not waited: the 429 is the answer', async () => {
+    server = await httpServer((req, res) => {
+      req.resume();
+      res.writeHead(429, { 'retry-after': '30' });
+      res.end();
+    });
+    const started = performance.now();
+    const res = await new Client(testConfig(server.url, { timeoutMs: 500 })).get('/pets');
+    expect(performance.now() - started).toBeLessThan(400);
+    expect(res.status).toBe(429);
+    expect(res.retries).toBe(0);
+  });
+
+  test('redirects are not followed', async () => {
+    server = await httpServer((req, res) => {
+      req.resume();
+      res.writeHead(302, { location: '/elsewhere' });
+      res.end();
+    });
+    const res = await new Client(testConfig(server.url)).get('/pets');
+    expect(res.status).toBe(302);
+    expect(res.headers.location).toBe('/elsewhere');
+  });
+
+  test('connections are kept alive and reused', async () => {
+    server = await httpServer((req, res) => {
+      req.resume();
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('[]');
+    });
+    const api = new Client(testConfig(server.url));
+    for (let i = 0; i < 10; i++) await api.get('/pets');
+    // The next request may leave before the previous socket is back in the pool: one spare at most.
+    expect(server.connections()).toBeLessThanOrEqual(2);
+  });
+
+  test('the key travels in the configured header or query parameter, and can be left out or replaced', async () => {
+    const seen: { key?: string | string[]; url?: string }[] = [];
+    server = await httpServer((req, res) => {
+      req.resume();
+      seen.push({ key: req.headers['x-api-key'], url: req.url ?? '' });
+      res.end();
+    });
+    const header = new Client(testConfig(server.url, { apiKey: 'k-123' }));
+    await header.get('/pets');
+    await header.get('/pets', { auth: 'none' });
+    await header.get('/pets', { auth: 'wrong' });
+    await new Client(testConfig(server.url, { apiKey: 'k-123', apiKeyQuery: 'api_key' })).get('/pets', {
+      query: { limit: 5 },
+    });
+    expect(seen[0]?.key).toBe('k-123');
+    expect(seen[1]?.key).toBeUndefined();
+    expect(seen[2]?.key).toMatch(/^wrong-[0-9a-f]{16}$/);
+    expect(seen[3]).toEqual({ key: undefined, url: '/v1/pets?limit=5&api_key=k-123' });
+  });
+
+  test('every exchange is recorded: method, URL, status, headers, body excerpt, duration', async () => {
+    server = await httpServer((req, res) => {
+      req.resume();
+      res.writeHead(201, { 'content-type': 'application/json' });
+      res.end('{"id":1,"name":"a"}');
+    });
+    const api = new Client(testConfig(server.url));
+    await api.post('/pets', { json: { id: 9007199254740993n, name: 'a' } });
+    expect(api.exchanges).toHaveLength(1);
+    const [x] = api.exchanges;
+    expect(x).toMatchObject({
+      method: 'POST',
+      url: `${server.url}/pets`,
+      requestHeaders: { 'content-type': 'application/json' },
+      requestBody: '{"id":9007199254740993,"name":"a"}',
+      status: 201,
+      responseBody: '{"id":1,"name":"a"}',
+      responseBytes: 19,
+    });
+    expect(x?.responseHeaders?.['content-type']).toBe('application/json');
+    expect(typeof x?.durationMs).toBe('number');
+  });
+});

@@ -1,0 +1,98 @@
+import fc from 'fast-check';
+import { describe, expect, test } from 'vitest';
+import { loadContract } from '../../suites/harness/contract.ts';
+import { ConformanceError } from '../../suites/harness/errors.ts';
+import {
+  applyMutation,
+  arbitraryOf,
+  checkGenerated,
+  isInvalid,
+  mutationsOf,
+} from '../../suites/harness/generate.ts';
+import { testConfig } from './servers.ts';
+
+const contract = await loadContract();
+const Pet = contract.schema('Pet');
+const pets = arbitraryOf(Pet) as fc.Arbitrary<Record<string, unknown>>;
+
+describe('inputs generated from the Pet schema of spec/openapi.yaml', () => {
+  test('every generated pet is valid, with and without the optional fields, some with other properties', () => {
+    const sample = fc.sample(pets, { numRuns: 300, seed: 1 });
+    for (const pet of sample) expect(isInvalid(contract, Pet, pet)).toBe(false);
+    expect(sample.some((p) => !('tag' in p))).toBe(true);
+    expect(sample.some((p) => 'status' in p)).toBe(true);
+    expect(sample.some((p) => Object.keys(p).some((k) => !['id', 'name', 'tag', 'status'].includes(k)))).toBe(
+      true,
+    );
+    expect(sample.some((p) => typeof p.id === 'bigint' && (p.id > 2n ** 53n || p.id < -(2n ** 53n)))).toBe(
+      true,
+    );
+  });
+
+  test('every mutation breaks the schema, and every kind the schema allows is produced', () => {
+    const sample = fc.sample(fc.tuple(pets, mutationsOf(Pet)), { numRuns: 500, seed: 2 });
+    for (const [pet, m] of sample) expect(isInvalid(contract, Pet, applyMutation(pet, m)), m.why).toBe(true);
+    const whys = new Set(sample.map(([, m]) => m.why.replace(/ \(.*\)$/, '')));
+    expect([...whys].sort()).toEqual([
+      'a body of the wrong JSON type',
+      'id of the wrong type',
+      'id outside int64',
+      'name of the wrong type',
+      'required property id missing',
+      'required property name missing',
+      'status of the wrong type',
+      'status outside its enum',
+      'tag of the wrong type',
+    ]);
+  });
+
+  test('a failing property is shrunk, and the counterexample, seed and path are in the failure', async () => {
+    const config = testConfig('http://127.0.0.1:1/v1', { seed: 7 });
+    const failure = await checkGenerated(
+      config,
+      fc.integer({ min: 0, max: 1000 }),
+      async (n) => {
+        if (n >= 10) {
+          throw new ConformanceError({
+            expected: 'n below 10',
+            received: String(n),
+            reproduce: `curl n=${n}`,
+          });
+        }
+      },
+      { numRuns: 50 },
+    ).then(
+      () => undefined,
+      (e: unknown) => e as ConformanceError,
+    );
+    expect(failure).toBeInstanceOf(ConformanceError);
+    expect(failure?.expected).toBe('n below 10');
+    expect(failure?.received).toMatch(
+      /^10 — for the generated case 10 \(seed 7, path ".+", after \d+ case\(s\) and \d+ shrink\(s\)\)$/,
+    );
+    expect(failure?.reproduce).toBe('curl n=10');
+  });
+
+  test('a case that gets no response ends the check at once, without shrinking', async () => {
+    let calls = 0;
+    const noResponse = new ConformanceError({
+      expected: 'a complete HTTP response to POST /pets within 100 ms',
+      received: 'no complete response within 100 ms',
+      reproduce: 'curl',
+    });
+    const err = await checkGenerated(
+      testConfig('http://127.0.0.1:1/v1'),
+      fc.integer(),
+      async () => {
+        calls++;
+        throw noResponse;
+      },
+      { numRuns: 50 },
+    ).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).toBe(noResponse);
+    expect(calls).toBe(1);
+  });
+});

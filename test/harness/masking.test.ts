@@ -1,0 +1,128 @@
+import { afterEach, describe, expect, test } from 'vitest';
+import { attachExchanges } from '../../suites/harness/allure.ts';
+import { Client } from '../../suites/harness/client.ts';
+import { ConformanceError } from '../../suites/harness/errors.ts';
+import { formatExchange } from '../../suites/harness/exchange.ts';
+import { expectStatus } from '../../suites/harness/expect.ts';
+import { httpServer, silentServer, type TestServer, testConfig } from './servers.ts';
+
+const KEY = 's3cr3t-KEY-4711';
+const BEARER = 'Bearer tok-0987654321';
+
+let server: TestServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+/** A server that echoes every credential it gets, in a header and in the body, and fails. */
+function echoingServer(): Promise<TestServer> {
+  return httpServer((req, res) => {
+    req.resume();
+    const echoed = JSON.stringify({
+      key: req.headers['x-api-key'],
+      auth: req.headers.authorization,
+      url: req.url,
+    });
+    res.writeHead(500, {
+      'content-type': 'application/json',
+      'x-echo-key': String(req.headers['x-api-key']),
+    });
+    res.end(echoed);
+  });
+}
+
+function failureOf(fn: () => void): ConformanceError {
+  try {
+    fn();
+  } catch (e) {
+    expect(e).toBeInstanceOf(ConformanceError);
+    return e as ConformanceError;
+  }
+  throw new Error('expected a ConformanceError');
+}
+
+/** Everything a failure can show: its message, its props as serialised, its curl line, its exchanges. */
+function everythingShown(err: ConformanceError, api: Client): string {
+  return [
+    err.message,
+    JSON.stringify(err),
+    err.reproduce,
+    ...(err.exchanges ?? []).map(formatExchange),
+    ...api.exchanges.map((x) => JSON.stringify(x)),
+    ...api.exchanges.map(formatExchange),
+  ].join('\n');
+}
+
+describe('secrets are masked everywhere a failure shows', () => {
+  test('the API key in a header and an Authorization value, even when the server echoes them', async () => {
+    server = await echoingServer();
+    const api = new Client(testConfig(server.url, { apiKey: KEY }));
+    const res = await api.get('/pets', { headers: { Authorization: BEARER } });
+    expect(res.text).toContain(KEY); // the server did echo it
+    const err = failureOf(() => expectStatus(res, 200));
+    const shown = everythingShown(err, api);
+    expect(shown).not.toContain(KEY);
+    expect(shown).not.toContain('tok-0987654321');
+    expect(err.reproduce).toBe(`curl -sS '${server.url}/pets' -H 'authorization: ***' -H 'x-api-key: ***'`);
+    expect(res.exchange.responseHeaders?.['x-echo-key']).toBe('***');
+  });
+
+  test('the API key in a query parameter, and a wrong key sent on purpose', async () => {
+    server = await echoingServer();
+    const api = new Client(testConfig(server.url, { apiKey: KEY, apiKeyQuery: 'api_key' }));
+    const res = await api.get('/pets', { query: { limit: 3 } });
+    const err = failureOf(() => expectStatus(res, 200));
+    expect(everythingShown(err, api)).not.toContain(KEY);
+    expect(err.reproduce).toBe(`curl -sS '${server.url}/pets?limit=3&api_key=***'`);
+
+    const headerApi = new Client(testConfig(server.url, { apiKey: KEY }));
+    const wrong = await headerApi.get('/pets', { auth: 'wrong' });
+    expect(wrong.reproduce).toBe(`curl -sS '${server.url}/pets' -H 'x-api-key: ***'`);
+    expect(JSON.stringify(wrong.exchange)).not.toMatch(/wrong-[0-9a-f]{16}/);
+  });
+
+  test('a request that gets no answer: the error and its exchange', async () => {
+    server = await silentServer();
+    const api = new Client(testConfig(server.url, { apiKey: KEY, timeoutMs: 200 }));
+    const err = await api.get('/pets').then(
+      () => undefined,
+      (e: ConformanceError) => e,
+    );
+    expect(err).toBeInstanceOf(ConformanceError);
+    expect(everythingShown(err!, api)).not.toContain(KEY);
+  });
+
+  test('a ConformanceError built anywhere masks a registered key in what it is given', () => {
+    new Client(testConfig('http://127.0.0.1:1/v1', { apiKey: KEY }));
+    const err = new ConformanceError({
+      expected: `no ${KEY}`,
+      received: `got ${KEY}`,
+      reproduce: `curl -H 'k: ${KEY}'`,
+    });
+    expect(err.message).toBe("expected: no ***\nreceived: got ***\nreproduce: curl -H 'k: ***'");
+  });
+
+  test('the Allure attachment of the exchanges is masked (and a no-op without an Allure runtime)', async () => {
+    server = await echoingServer();
+    const api = new Client(testConfig(server.url, { apiKey: KEY }));
+    await api.get('/pets');
+    const sent: string[] = [];
+    const holder = globalThis as { allureTestRuntime?: unknown };
+    holder.allureTestRuntime = () => ({
+      attachment: async (_name: string, content: string) => {
+        sent.push(String(content));
+      },
+    });
+    try {
+      await attachExchanges(api.exchanges);
+    } finally {
+      delete holder.allureTestRuntime;
+    }
+    expect(sent).toHaveLength(1);
+    expect(sent[0]).toContain('HTTP 500');
+    expect(sent[0]).toContain('x-api-key: ***');
+    expect(sent[0]).not.toContain(KEY);
+    await attachExchanges(api.exchanges); // no runtime: nothing happens, nothing thrown
+  });
+});
