@@ -2,9 +2,11 @@
  * What the CLI runs: the reference implementation (when no target is given) and the suites' vitest
  * options. Kept behind one seam so that main() can be driven by tests of its own.
  */
+
+import { startReferenceServer } from '../reference-impl/index.ts';
 import { packageRoot, packageVersion } from '../spec/paths.ts';
 import type { Config } from '../suites/harness/config.ts';
-import { standInVitestOptions, startStandInReference } from '../test/cli/fixtures/stand-ins.ts';
+import { suiteVitestOptions } from '../suites/vitest.shared.ts';
 import type { VitestOptions } from './run.ts';
 
 export interface ReferenceServer {
@@ -19,6 +21,7 @@ export interface ReferenceOptions {
   readonly host?: string;
   readonly apiKey?: string;
   readonly apiKeyHeader?: string;
+  readonly apiKeyQuery?: string;
 }
 
 export interface Dependencies {
@@ -28,11 +31,13 @@ export interface Dependencies {
   /** The package root: suite files are named relative to it. */
   root(): string;
   version(): string;
+  /** Time allowed for vitest to start and collect the first suite file; default 60 s. */
+  readonly startupMs?: number;
 }
 
 export const defaultDependencies: Dependencies = {
-  startReference: startStandInReference,
-  suiteVitestOptions: standInVitestOptions,
+  startReference: startReferenceServer,
+  suiteVitestOptions,
   root: packageRoot,
   version: packageVersion,
 };

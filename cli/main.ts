@@ -20,7 +20,7 @@ import {
   loadSpec,
   oneLine,
 } from './preflight.ts';
-import { createRedactor, type Redactor } from './redact.ts';
+import { createRedactor, type Redactor, redactStream } from './redact.ts';
 import { junitXml, type RunRecord, summaryJson, summaryMarkdown } from './reports.ts';
 import { isSelected, rollUp, type TestOutcome } from './rollup.ts';
 import { runSuites } from './run.ts';
@@ -57,7 +57,13 @@ export async function main(
       return EXIT.conformant;
     }
     redactor = createRedactor([invocation.config.apiKey]);
-    return await run(invocation, env, io, deps, redactor, startedAt);
+    // Whatever reaches the process's own streams (vitest's messages too) is redacted as well.
+    const restore = [process.stdout, process.stderr].map((s) => redactStream(s, redactor));
+    try {
+      return await run(invocation, env, io, deps, redactor, startedAt);
+    } finally {
+      for (const undo of restore) undo();
+    }
   } catch (error) {
     if (error instanceof UsageError) {
       err(`${NAME}: ${error.message}`);
@@ -103,6 +109,7 @@ async function run(
         host: '127.0.0.1',
         ...(plan.config.apiKey === undefined ? {} : { apiKey: plan.config.apiKey }),
         apiKeyHeader: plan.config.apiKeyHeader,
+        ...(plan.config.apiKeyQuery === undefined ? {} : { apiKeyQuery: plan.config.apiKeyQuery }),
       });
       baseUrl = reference.url.replace(/\/+$/, '');
       targetFrom = 'bundled reference implementation, started for this run';
@@ -135,6 +142,7 @@ async function run(
       root: deps.root(),
       allureResultsDir: allureStaging,
       environmentInfo: environmentInfo(config, deps.version()),
+      ...(deps.startupMs === undefined ? {} : { startupMs: deps.startupMs }),
       events: { onOutcome: (o, done, collected) => out(progressLine(o, done, collected, p)) },
     });
 
@@ -170,6 +178,7 @@ async function run(
     if (suiteRun.deadlineHit)
       warn('the run reached its deadline and was cut short; unfinished checks count as failed');
 
+    const shownDir = displayPath(plan.reportDir, io.cwd);
     const record: RunRecord = {
       version: deps.version(),
       target: config.baseUrl,
@@ -185,7 +194,7 @@ async function run(
       [
         { name: 'summary.json', content: summaryJson(record) },
         { name: 'junit.xml', content: junitXml(record) },
-        { name: 'summary.md', content: summaryMarkdown(record, plan.reportDir) },
+        { name: 'summary.md', content: summaryMarkdown(record, shownDir) },
       ],
       allureStaging,
       redactor,
@@ -200,7 +209,7 @@ async function run(
         warn(`--html: no HTML report: ${problem}`);
       }
     }
-    for (const line of endLines(record, plan.reportDir, written, p)) out(line);
+    for (const line of endLines(record, shownDir, written, p)) out(line);
     return summary.verdict === 'conformant' ? EXIT.conformant : EXIT.nonConformant;
   } finally {
     if (staging) rmSync(staging, { recursive: true, force: true });
@@ -217,9 +226,16 @@ function suiteProblems(
   if (suiteRun.startError) lines.push(`the suites did not run: ${suiteRun.startError}`);
   for (const m of suiteRun.brokenModules) lines.push(`suite file ${m.file} failed to load: ${m.message}`);
   if (unjudged.length > 0) {
-    lines.push(`no test reported on ${unjudged.length} requirement(s): ${unjudged.join(', ')}`);
+    const shown = unjudged.length > 8 ? `${unjudged.slice(0, 8).join(', ')}, …` : unjudged.join(', ');
+    lines.push(`no test reported on ${unjudged.length} requirement(s): ${shown}`);
   }
   return lines;
+}
+
+/** A path as the user would type it: relative to the working folder when inside it. */
+function displayPath(file: string, cwd: string): string {
+  const relative = path.relative(cwd, file);
+  return relative && !relative.startsWith('..') && !path.isAbsolute(relative) ? relative : file;
 }
 
 function environmentInfo(config: Config, version: string): Record<string, string> {

@@ -112,11 +112,6 @@ export function parseInvocation(
       `--auth-required without an API key: only the refusal checks (no key, a wrong key) can pass; every other check runs without a key (set --api-key or ${ENV.apiKey})`,
     );
   }
-  if (target.kind === 'reference' && apiKeyQuery !== undefined && apiKey !== undefined) {
-    throw new UsageError(
-      '--api-key-query is not supported by the bundled reference implementation, which takes the key in a header; use --api-key-header or give --base-url',
-    );
-  }
 
   const only = splitList(values.only ?? []);
   for (const prefix of only) {

@@ -97,3 +97,27 @@ function escapeXml(s: string): string {
 function shellQuoted(s: string): string {
   return s.replace(/'/g, `'\\''`);
 }
+
+/**
+ * Routes everything written to a stream through the redactor, vitest's own output included (an
+ * error it prints may quote a request). Returns the function that undoes it.
+ */
+export function redactStream(
+  stream: NodeJS.WriteStream | NodeJS.WritableStream,
+  redactor: Redactor,
+): () => void {
+  const original = stream.write;
+  const patched = function (this: unknown, chunk: unknown, ...rest: unknown[]): boolean {
+    const masked =
+      typeof chunk === 'string'
+        ? redactor.text(chunk)
+        : Buffer.isBuffer(chunk) || chunk instanceof Uint8Array
+          ? redactor.bytes(Buffer.from(chunk))
+          : chunk;
+    return (original as (...args: unknown[]) => boolean).call(stream, masked, ...rest);
+  };
+  stream.write = patched as typeof stream.write;
+  return () => {
+    stream.write = original;
+  };
+}

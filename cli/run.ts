@@ -109,7 +109,7 @@ async function cutShort(collector: OutcomeCollector, run: Promise<unknown>): Pro
   if (!vitest) return;
   const within = (ms: number, p: Promise<unknown>) =>
     Promise.race([p.catch(() => undefined), new Promise((r) => setTimeout(r, ms).unref())]);
-  await within(5_000, vitest.cancelCurrentRun('keyboard-input'));
-  await within(5_000, run);
+  await within(2_000, vitest.cancelCurrentRun('keyboard-input'));
+  await within(2_000, run);
   await within(5_000, vitest.close());
 }

@@ -1,0 +1,125 @@
+// Runs the real command (bin/petstore-conformance.js over dist/) as a child process, bounded in time.
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { packageRoot } from '../../spec/paths.ts';
+
+export const ROOT = packageRoot();
+export const BIN = path.join(ROOT, 'bin', 'petstore-conformance.js');
+
+const LOCK = path.join(tmpdir(), 'petstore-conformance-test-build.lock');
+
+/**
+ * Compiles cli/ and what it imports to dist/ (npm run build), once at a time across test files.
+ * Type errors elsewhere in the tree do not stop tsc from emitting, so success is judged by the output.
+ */
+export async function build(): Promise<void> {
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    try {
+      mkdirSync(LOCK);
+      break;
+    } catch {
+      // A lock older than two minutes belongs to a run that died.
+      if (Date.now() - statSync(LOCK, { throwIfNoEntry: false })!.mtimeMs > 120_000)
+        rmSync(LOCK, { force: true, recursive: true });
+      if (Date.now() > deadline) throw new Error(`waited 120 s for ${LOCK}`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+  try {
+    const tsc = path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+    const result = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
+    if (!existsSync(path.join(ROOT, 'dist', 'cli', 'main.js'))) {
+      throw new Error(`npm run build produced no dist/cli/main.js:\n${result.stdout}${result.stderr}`);
+    }
+  } finally {
+    rmSync(LOCK, { force: true, recursive: true });
+  }
+}
+
+export interface CliResult {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+  readonly ms: number;
+}
+
+/**
+ * Runs the command with exactly the environment given (plus PATH and HOME): a developer's own
+ * PETSTORE_* variables must not leak into the tests. Killed by its pid when it outlives timeoutMs.
+ */
+export function runCli(
+  args: readonly string[],
+  options: {
+    env?: Record<string, string>;
+    cwd?: string;
+    timeoutMs?: number;
+    command?: readonly string[];
+  } = {},
+): Promise<CliResult> {
+  const started = Date.now();
+  const [file, ...pre] = options.command ?? [process.execPath, BIN];
+  return new Promise((resolve, reject) => {
+    const child = spawn(file!, [...pre, ...args], {
+      cwd: options.cwd ?? ROOT,
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? tmpdir(),
+        NO_COLOR: '1',
+        ...options.env,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => {
+      stdout += c.toString('utf8');
+    });
+    child.stderr.on('data', (c: Buffer) => {
+      stderr += c.toString('utf8');
+    });
+    const timer = setTimeout(() => {
+      if (child.pid !== undefined) process.kill(child.pid, 'SIGKILL');
+      reject(
+        new Error(
+          `petstore-conformance ${args.join(' ')} did not end within ${options.timeoutMs ?? 60_000} ms\n${stdout}\n${stderr}`,
+        ),
+      );
+    }, options.timeoutMs ?? 60_000);
+    child.once('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    child.once('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr, ms: Date.now() - started });
+    });
+  });
+}
+
+/** Every file under a folder, relative paths. */
+export function filesUnder(dir: string): string[] {
+  const out: string[] = [];
+  const walk = (d: string) => {
+    for (const name of readdirSync(d)) {
+      const file = path.join(d, name);
+      if (statSync(file).isDirectory()) walk(file);
+      else out.push(path.relative(dir, file));
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: summary.json is read as data and checked field by field
+export type Json = any;
+
+export function readJson(file: string): Json {
+  return JSON.parse(readFileSync(file, 'utf8'));
+}

@@ -1,0 +1,128 @@
+import path from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { type Invocation, parseInvocation, previousDirOf, UsageError } from '../../cli/options.ts';
+
+const cwd = '/work/project';
+const run = (argv: string[], env: Record<string, string> = {}) => {
+  const invocation: Invocation = parseInvocation(argv, env, cwd);
+  if (invocation.kind !== 'run') throw new Error(`expected a run, got ${invocation.kind}`);
+  return invocation;
+};
+const usage = (argv: string[], env: Record<string, string> = {}) => {
+  try {
+    parseInvocation(argv, env, cwd);
+  } catch (error) {
+    expect(error).toBeInstanceOf(UsageError);
+    return (error as Error).message;
+  }
+  throw new Error(`expected a UsageError for ${argv.join(' ')}`);
+};
+
+describe('options: flag, then environment, then default', () => {
+  test('no target means the bundled reference implementation, with the documented defaults', () => {
+    const plan = run([]);
+    expect(plan.target).toEqual({ kind: 'reference' });
+    expect(plan.config).toMatchObject({
+      apiKeyHeader: 'X-API-Key',
+      authRequired: false,
+      readOnly: false,
+      strict: false,
+      only: [],
+      timeoutMs: 10_000,
+    });
+    expect(plan.config.apiKey).toBeUndefined();
+    expect(Number.isInteger(plan.config.seed) && plan.config.seed >= 0 && plan.config.seed < 2 ** 31).toBe(
+      true,
+    );
+    expect(plan.config.runId).toMatch(/^[0-9a-f]{8}$/);
+    expect(plan.reportDir).toBe(path.join(cwd, 'reports', 'latest'));
+    expect(plan.previousReportDir).toBe(path.join(cwd, 'reports', 'previous'));
+    expect(plan.html).toBe(false);
+  });
+
+  test('--base-url wins over PETSTORE_BASE_URL and loses its trailing slash', () => {
+    const plan = run(['--base-url', 'http://localhost:8080/v1/'], { PETSTORE_BASE_URL: 'http://other/v1' });
+    expect(plan.target).toEqual({ kind: 'url', baseUrl: 'http://localhost:8080/v1', from: '--base-url' });
+    expect(run([], { PETSTORE_BASE_URL: 'https://Pets.Example.com/v1' }).target).toMatchObject({
+      baseUrl: 'https://pets.example.com/v1',
+      from: 'PETSTORE_BASE_URL',
+    });
+  });
+
+  test('--target reads the URL of the named deployment, and says which variable is missing', () => {
+    expect(
+      run(['--target', 'staging'], { PETSTORE_STAGING_URL: 'https://staging.example.com/v1' }).target,
+    ).toMatchObject({
+      baseUrl: 'https://staging.example.com/v1',
+      from: '--target staging',
+    });
+    expect(usage(['--target', 'production'])).toContain('PETSTORE_PRODUCTION_URL');
+    expect(usage(['--target', 'qa'])).toContain('production or staging');
+    expect(usage(['--target', 'staging', '--base-url', 'http://x/v1'])).toContain('exclude each other');
+  });
+
+  test('the API key comes from --api-key, else PETSTORE_API_KEY; the carrier is a header or a query parameter', () => {
+    expect(run(['--api-key', 'flag'], { PETSTORE_API_KEY: 'env' }).config.apiKey).toBe('flag');
+    expect(run([], { PETSTORE_API_KEY: 'env' }).config.apiKey).toBe('env');
+    expect(run(['--api-key-header', 'Authorization']).config.apiKeyHeader).toBe('Authorization');
+    expect(run(['--api-key-query', 'api_key']).config.apiKeyQuery).toBe('api_key');
+    expect(usage(['--api-key-header', 'X-Key', '--api-key-query', 'key'])).toContain('exclude each other');
+    expect(usage(['--api-key-header', 'bad header'])).toContain('header name');
+  });
+
+  test('--auth-required without a key runs, with a warning that only the refusal checks can pass', () => {
+    const plan = run(['--auth-required']);
+    expect(plan.config.authRequired).toBe(true);
+    expect(plan.warnings.join('\n')).toContain('--auth-required without an API key');
+  });
+
+  test('--only splits on commas only, and takes id prefixes', () => {
+    expect(run(['--only', 'LIST,SHOW-OK', '--only', 'CREATE']).config.only).toEqual([
+      'LIST',
+      'SHOW-OK',
+      'CREATE',
+    ]);
+    expect(usage(['--only', 'list'])).toContain('requirement id prefixes');
+  });
+
+  test('numbers are whole and in range', () => {
+    expect(run(['--seed', '1234567', '--timeout-ms', '2500']).config).toMatchObject({
+      seed: 1234567,
+      timeoutMs: 2500,
+    });
+    expect(usage(['--seed', '-1'])).toContain('--seed');
+    expect(usage(['--seed', '12abc'])).toContain('--seed');
+    expect(usage(['--timeout-ms', '0'])).toContain('--timeout-ms');
+    expect(usage(['--timeout-ms', '1.5'])).toContain('--timeout-ms');
+  });
+
+  test('a base URL must be http(s), without credentials, query or fragment', () => {
+    expect(usage(['--base-url', 'localhost:8080'])).toContain('http or https');
+    expect(usage(['--base-url', 'not a url'])).toContain('is not a URL');
+    expect(usage(['--base-url', 'http://user:pw@host/v1'])).toContain('credentials');
+    expect(usage(['--base-url', 'http://host/v1?x=1'])).toContain('query');
+  });
+
+  test('a base URL whose path does not end with /v1 runs, with a warning naming the expected form', () => {
+    const plan = run(['--base-url', 'http://localhost:8080']);
+    expect(plan.warnings.join('\n')).toContain('http://localhost:8080/v1');
+  });
+
+  test('unknown options, positionals and missing values are usage errors', () => {
+    expect(usage(['--bogus'])).toBe('unknown option --bogus');
+    expect(usage(['staging'])).toContain('unexpected argument');
+    expect(usage(['--seed'])).toContain('--seed');
+    expect(usage(['--base-url', ''])).toContain('--base-url needs a value');
+  });
+
+  test('--help and --version stop before anything else is checked', () => {
+    expect(parseInvocation(['--help', '--seed', 'x'], {}, cwd).kind).toBe('help');
+    expect(parseInvocation(['-v'], {}, cwd).kind).toBe('version');
+  });
+
+  test('the previous run is kept beside the report folder', () => {
+    expect(previousDirOf('/p/reports/latest')).toBe('/p/reports/previous');
+    expect(previousDirOf('/p/reports/ci')).toBe('/p/reports/ci.previous');
+    expect(usage(['--report-dir', '.'])).toContain('--report-dir');
+  });
+});

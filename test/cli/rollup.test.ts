@@ -1,0 +1,230 @@
+import { describe, expect, test } from 'vitest';
+import { toFailure } from '../../cli/collector.ts';
+import { createRedactor, MASK } from '../../cli/redact.ts';
+import { junitXml, type RunRecord, summaryJson } from '../../cli/reports.ts';
+import { NOT_SELECTED, rollUp, type TestOutcome } from '../../cli/rollup.ts';
+import type { Requirement } from '../../spec/catalog.ts';
+
+const req = (id: string, level: Requirement['level'], operation: Requirement['operation'] = 'listPets') =>
+  ({ id, level, title: `${id} title`, operation, needs: [] }) as unknown as Requirement;
+const requirements = [
+  req('LIST-A', 'MUST'),
+  req('LIST-B', 'SHOULD'),
+  req('LIST-C', 'MAY'),
+  req('SHOW-A', 'MUST', 'showPetById'),
+];
+const catalog = { requirements, get: (id: string) => requirements.find((r) => r.id === id) };
+const outcome = (
+  id: string | undefined,
+  state: TestOutcome['state'],
+  extra: Partial<TestOutcome> = {},
+): TestOutcome => ({
+  requirementId: id,
+  name: `${id} test`,
+  file: 'suites/x.test.ts',
+  state,
+  failures: [],
+  durationMs: 1,
+  ...extra,
+});
+
+describe('roll-up: one result per catalog requirement, in catalog order', () => {
+  test('failed if any test failed, else passed if any passed, else skipped with the reason', () => {
+    const { results } = rollUp(
+      catalog,
+      [
+        outcome('SHOW-A', 'passed'),
+        outcome('LIST-A', 'passed'),
+        outcome('LIST-A', 'failed', {
+          failures: [
+            { message: 'x', expected: 'status 400–499', received: 'status 200', reproduce: "curl -sS 'u'" },
+          ],
+        }),
+        outcome('LIST-B', 'skipped', { note: '--read-only: needs writes' }),
+        outcome('LIST-C', 'skipped', { note: 'needs --api-key' }),
+        outcome('LIST-C', 'passed'),
+      ],
+      { only: [], strict: false },
+    );
+    expect(results.map((r) => [r.id, r.status])).toEqual([
+      ['LIST-A', 'failed'],
+      ['LIST-B', 'skipped'],
+      ['LIST-C', 'passed'],
+      ['SHOW-A', 'passed'],
+    ]);
+    expect(results[0]).toMatchObject({
+      message: 'expected status 400–499; received status 200 (1 of 2 checks failed)',
+      reproduce: "curl -sS 'u'",
+      gating: true,
+    });
+    expect(results[1]?.message).toBe('--read-only: needs writes');
+  });
+
+  test('MUST failures gate; SHOULD failures gate only with --strict; MAY never', () => {
+    const outcomes = [
+      outcome('LIST-A', 'passed'),
+      outcome('LIST-B', 'failed', { failures: [{ message: 'b' }] }),
+      outcome('LIST-C', 'failed', { failures: [{ message: 'c' }] }),
+      outcome('SHOW-A', 'passed'),
+    ];
+    expect(rollUp(catalog, outcomes, { only: [], strict: false }).verdict).toBe('conformant');
+    expect(rollUp(catalog, outcomes, { only: [], strict: true }).verdict).toBe('non-conformant');
+    const mayOnly = outcomes.map((o) => (o.requirementId === 'LIST-B' ? outcome('LIST-B', 'passed') : o));
+    expect(rollUp(catalog, mayOnly, { only: [], strict: true }).verdict).toBe('conformant');
+  });
+
+  test('--only: the others are skipped "not selected by --only", whatever ran', () => {
+    const { results, totals, unjudged } = rollUp(
+      catalog,
+      [outcome('LIST-A', 'passed'), outcome('SHOW-A', 'failed')],
+      {
+        only: ['LIST-A'],
+        strict: false,
+      },
+    );
+    expect(results.map((r) => r.message ?? r.status)).toEqual([
+      'passed',
+      NOT_SELECTED,
+      NOT_SELECTED,
+      NOT_SELECTED,
+    ]);
+    expect(totals).toEqual({ passed: 1, failed: 0, skipped: 3 });
+    expect(unjudged).toEqual([]);
+  });
+
+  test('a selected requirement no test reported on is unjudged: the suite broke', () => {
+    const r = rollUp(
+      catalog,
+      [outcome('LIST-A', 'passed'), outcome(undefined, 'passed'), outcome('NOPE', 'failed')],
+      {
+        only: [],
+        strict: false,
+      },
+    );
+    expect(r.unjudged).toEqual(['LIST-B', 'LIST-C', 'SHOW-A']);
+    expect(r.suiteWarnings).toHaveLength(2);
+  });
+});
+
+describe('failures as the reporters see them', () => {
+  test('a ConformanceError keeps expected, received and reproduce; other errors keep their message', () => {
+    expect(
+      toFailure({
+        name: 'ConformanceError',
+        message: 'expected: a\nreceived: b',
+        expected: 'a',
+        received: 'b',
+        reproduce: 'curl',
+      }),
+    ).toEqual({ message: 'expected: a\nreceived: b', expected: 'a', received: 'b', reproduce: 'curl' });
+    expect(
+      toFailure({ name: 'AssertionError', message: 'expected 1 to be 2', expected: '2', actual: '1' }),
+    ).toEqual({
+      message: 'expected 1 to be 2',
+      expected: '2',
+      received: '1',
+    });
+    expect(toFailure({ name: 'Error', message: 'Test timed out in 30000ms.' })).toEqual({
+      message: 'Test timed out in 30000ms.',
+    });
+  });
+});
+
+describe('reports', () => {
+  const record = (): RunRecord => ({
+    version: '1.0.0',
+    target: 'http://127.0.0.1:1/v1',
+    targetFrom: '--base-url',
+    startedAt: new Date('2026-01-01T00:00:00.000Z'),
+    durationMs: 1234,
+    config: {
+      baseUrl: 'http://127.0.0.1:1/v1',
+      apiKeyHeader: 'X-API-Key',
+      authRequired: false,
+      readOnly: false,
+      strict: false,
+      only: [],
+      seed: 7,
+      timeoutMs: 10_000,
+      runId: 'abcd',
+    },
+    rollUp: rollUp(
+      catalog,
+      [
+        outcome('LIST-A', 'failed', {
+          failures: [
+            { message: 'm', expected: '<4xx> & "quoted"', received: "200 ']]>'", reproduce: "curl 'x'" },
+          ],
+        }),
+        outcome('LIST-B', 'skipped', { note: 'needs --api-key' }),
+        outcome('LIST-C', 'passed'),
+        outcome('SHOW-A', 'passed'),
+      ],
+      { only: [], strict: false },
+    ),
+    operations: new Map([['listPets', 'GET /pets']]),
+  });
+
+  test('summary.json has the fields of CONTRACT.md, results in catalog order', () => {
+    const summary = JSON.parse(summaryJson(record()));
+    expect(Object.keys(summary)).toEqual([
+      'tool',
+      'target',
+      'startedAt',
+      'durationMs',
+      'seed',
+      'options',
+      'verdict',
+      'totals',
+      'results',
+    ]);
+    expect(summary.verdict).toBe('non-conformant');
+    expect(summary.results[0]).toMatchObject({
+      id: 'LIST-A',
+      level: 'MUST',
+      status: 'failed',
+      reproduce: "curl 'x'",
+    });
+    expect(summary.results[1]).toEqual({
+      id: 'LIST-B',
+      level: 'SHOULD',
+      title: 'LIST-B title',
+      status: 'skipped',
+      message: 'needs --api-key',
+    });
+  });
+
+  test('JUnit escapes what the server sent, one testcase per requirement', () => {
+    const xml = junitXml(record());
+    expect(xml.match(/<testcase /g)).toHaveLength(4);
+    expect(xml).toContain('&lt;4xx&gt; &amp; &quot;quoted&quot;');
+    expect(xml).not.toContain('<4xx>');
+    expect(xml).toContain('<skipped message="needs --api-key"/>');
+    expect(xml).toContain('classname="showPetById" name="SHOW-A SHOW-A title"');
+  });
+});
+
+describe('redaction', () => {
+  const secret = 'k3y/with spaces&"quotes"';
+  const r = createRedactor([secret]);
+
+  test('masks a secret in every spelling a report can hold it in', () => {
+    for (const spelling of [
+      secret,
+      JSON.stringify(secret),
+      encodeURIComponent(secret),
+      secret.replace(/&/g, '&amp;').replace(/"/g, '&quot;'),
+    ]) {
+      expect(r.text(`before ${spelling} after`)).not.toContain('k3y');
+    }
+    expect(r.bytes(Buffer.from(`x${encodeURIComponent(secret)}y`)).toString()).toBe(`x${MASK}y`);
+  });
+
+  test('masks Authorization values wherever they appear', () => {
+    const none = createRedactor([]);
+    expect(none.text("curl -H 'Authorization: Bearer abc.def' 'u'")).toBe("curl -H 'Authorization: ***' 'u'");
+    expect(none.text('{"authorization":"Basic Zm9v","x":1}')).toBe('{"authorization":"***","x":1}');
+    expect(none.text('Authorization: Bearer abc\r\nHost: h')).toBe('Authorization: ***\r\nHost: h');
+    expect(none.text('"headers":["Authorization","Bearer abc"]')).toBe('"headers":["Authorization","***"]');
+  });
+});
