@@ -87,11 +87,12 @@ export function endLines(
     out.push(p.bold(`Failures (${failed.length})`), '');
     for (const r of failed) {
       const gate = r.gating ? '' : p.yellow(' not gating');
-      out.push(`${p.red('✗')} ${p.bold(r.id)} (${r.level})${gate} ${r.title}`);
+      const checks = r.tests.passed + r.tests.failed + r.tests.skipped;
+      const count = checks > 1 ? p.dim(` (${r.tests.failed} of ${checks} checks failed)`) : '';
+      out.push(`${p.red('✗')} ${p.bold(r.id)} (${r.level})${gate} ${r.title}${count}`);
       if (r.expected !== undefined || r.received !== undefined) {
         if (r.expected !== undefined) out.push(`    expected:  ${r.expected}`);
         if (r.received !== undefined) out.push(`    received:  ${r.received}`);
-        if (r.message) out.push(p.dim(`    ${r.message}`));
       } else {
         out.push(`    ${r.message ?? 'failed'}`);
       }

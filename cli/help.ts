@@ -15,7 +15,8 @@ Target (no target: the bundled reference implementation is started on a free loo
   --api-key-header <name>   the header that carries the key (default ${DEFAULTS.apiKeyHeader})
   --api-key-query <name>    carry the key in this query parameter instead
   --auth-required           also check that requests without the key, or with a wrong one, are refused
-                            with 401 or 403 (without --api-key only these refusal checks can pass)
+                            with 401 or 403 (without --api-key only these refusal checks can pass;
+                            the bundled reference needs --api-key for it)
 
 What to check
   --read-only               send only safe requests (GET); checks that need writes are reported skipped

@@ -107,6 +107,11 @@ export function parseInvocation(
     throw new UsageError('the API key must not contain a line break');
   }
   const authRequired = values['auth-required'] ?? false;
+  if (authRequired && apiKey === undefined && target.kind === 'reference') {
+    throw new UsageError(
+      `--auth-required against the bundled reference implementation needs --api-key (or ${ENV.apiKey}): the reference requires a key only when given one`,
+    );
+  }
   if (authRequired && apiKey === undefined) {
     warnings.push(
       `--auth-required without an API key: only the refusal checks (no key, a wrong key) can pass; every other check runs without a key (set --api-key or ${ENV.apiKey})`,

@@ -61,6 +61,10 @@ export async function runSuites(suiteOptions: VitestOptions, options: RunSuitesO
     timer.unref();
   });
 
+  // From the package root, so that the Allure results name suite files the same wherever the
+  // command was started (allure-vitest names them relative to the working folder).
+  const cwd = process.cwd();
+  process.chdir(options.root);
   let startError: string | undefined;
   const run = startVitest('test', [], {
     ...suiteOptions,
@@ -82,6 +86,7 @@ export async function runSuites(suiteOptions: VitestOptions, options: RunSuitesO
     }
   } finally {
     clearInterval(timer);
+    process.chdir(cwd);
   }
 
   const outcomes = [...collector.outcomes];

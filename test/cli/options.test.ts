@@ -71,9 +71,11 @@ describe('options: flag, then environment, then default', () => {
   });
 
   test('--auth-required without a key runs, with a warning that only the refusal checks can pass', () => {
-    const plan = run(['--auth-required']);
+    const plan = run(['--auth-required', '--base-url', 'http://localhost:8080/v1']);
     expect(plan.config.authRequired).toBe(true);
     expect(plan.warnings.join('\n')).toContain('--auth-required without an API key');
+    // The bundled reference requires a key only when given one: the combination cannot pass.
+    expect(usage(['--auth-required'])).toContain('needs --api-key');
   });
 
   test('--only splits on commas only, and takes id prefixes', () => {
