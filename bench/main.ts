@@ -1,0 +1,307 @@
+/**
+ * npm run bench: how fast the suite runs and how fast the reference implementation serves, each
+ * measured against its floor in the same run. Writes reports/bench.json and prints a table.
+ * Every server listens on 127.0.0.1 in a child process of this one and is ended by its pid.
+ */
+import { type ChildProcess, fork, spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import autocannon from 'autocannon';
+import { packageRoot } from '../spec/paths.ts';
+import type { Canned, ChildMessage, ParentMessage } from './server.ts';
+
+const root = packageRoot();
+const here = path.join(root, 'dist', 'bench');
+const quick = process.argv.includes('--quick');
+const SUITE_RUNS = quick ? 2 : 5;
+const LOAD_SECONDS = quick ? 2 : 5;
+const SCALE_SECONDS = quick ? 1 : 3;
+const CONNECTIONS = 50;
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+};
+
+/** Runs a command to its end; resolves with its wall time and exit code. */
+function timed(args: string[]): Promise<{ ms: number; code: number | null }> {
+  const started = performance.now();
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, args, { cwd: root, stdio: 'ignore' });
+    const killer = setTimeout(() => child.pid && process.kill(child.pid, 'SIGKILL'), 120_000);
+    child.on('close', (code) => {
+      clearTimeout(killer);
+      resolve({ ms: performance.now() - started, code });
+    });
+  });
+}
+
+interface Server {
+  url: string;
+  child: ChildProcess;
+  stats(): Promise<{ rss: number; requests: number }>;
+  stop(): void;
+}
+
+/** Forks bench/server.ts and waits until it listens. */
+async function server(
+  kind: 'reference' | 'bare' | 'counting',
+  pets = 0,
+  canned?: ParentMessage,
+): Promise<Server> {
+  const child = fork(path.join(here, 'server.js'), [kind, String(pets)], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const next = (type: ChildMessage['type']) =>
+    new Promise<ChildMessage>((resolve, reject) => {
+      const onMessage = (m: ChildMessage) => {
+        if (m.type !== type) return;
+        child.off('message', onMessage);
+        resolve(m);
+      };
+      child.on('message', onMessage);
+      child.once('exit', (code) => reject(new Error(`bench server (${kind}) exited with ${code}`)));
+    });
+  const listening = next('listening');
+  if (canned) child.send(canned);
+  const { url } = (await listening) as Extract<ChildMessage, { type: 'listening' }>;
+  return {
+    url,
+    child,
+    stats: async () => {
+      const reply = next('stats');
+      child.send({ type: 'stats' } satisfies ParentMessage);
+      return (await reply) as Extract<ChildMessage, { type: 'stats' }>;
+    },
+    stop: () => {
+      if (child.pid && child.exitCode === null) process.kill(child.pid, 'SIGTERM');
+    },
+  };
+}
+
+async function capture(url: string, init?: RequestInit): Promise<Canned> {
+  const res = await fetch(url, init);
+  const headers: Record<string, string> = {};
+  for (const name of ['content-type', 'location', 'deprecation', 'sunset']) {
+    const value = res.headers.get(name);
+    if (value) headers[name] = value;
+  }
+  return { status: res.status, headers, body: await res.text() };
+}
+
+interface Load {
+  rps: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+}
+
+let nextId = 10_000_000_000_000n;
+async function load(base: string, what: 'list' | 'show' | 'create', seconds: number): Promise<Load> {
+  const requests: autocannon.Request[] =
+    what === 'create'
+      ? [
+          {
+            method: 'POST',
+            path: '/v1/pets',
+            headers: { 'content-type': 'application/json' },
+            setupRequest: (req) => ({ ...req, body: `{"id":${nextId++},"name":"bench","tag":"load"}` }),
+          },
+        ]
+      : [{ method: 'GET', path: what === 'list' ? '/v1/pets?limit=100' : '/v1/pets/7' }];
+  const origin = new URL(base).origin;
+  const result = await autocannon({ url: origin, connections: CONNECTIONS, duration: seconds, requests });
+  return {
+    rps: Math.round(result.requests.average),
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors,
+  };
+}
+
+async function suiteBench() {
+  const reportDir = mkdtempSync(path.join(os.tmpdir(), 'petstore-bench-'));
+  const cli = path.join(root, 'bin', 'petstore-conformance.js');
+  const floor: number[] = [];
+  const full: number[] = [];
+  try {
+    for (let i = 0; i < SUITE_RUNS; i++) {
+      const f = await timed([path.join(here, 'floor.js')]);
+      if (f.code !== 0) throw new Error(`the floor run (one empty vitest test) exited ${f.code}`);
+      floor.push(f.ms);
+      const s = await timed([cli, '--strict', '--seed', '1', '--report-dir', reportDir]);
+      if (s.code !== 0) throw new Error(`the suite run against the embedded reference exited ${s.code}`);
+      full.push(s.ms);
+    }
+    const counting = await server('counting');
+    try {
+      await timed([cli, '--strict', '--seed', '1', '--base-url', counting.url, '--report-dir', reportDir]);
+      const { requests } = await counting.stats();
+      return {
+        runs: SUITE_RUNS,
+        wallMs: median(full),
+        floorMs: median(floor),
+        overheadMs: median(full) - median(floor),
+        requests,
+      };
+    } finally {
+      counting.stop();
+    }
+  } finally {
+    rmSync(reportDir, { recursive: true, force: true });
+  }
+}
+
+async function loadBench() {
+  const reference = await server('reference', 1000);
+  try {
+    const canned: ParentMessage = {
+      type: 'canned',
+      list: await capture(`${reference.url}/pets?limit=100`),
+      show: await capture(`${reference.url}/pets/7`),
+      create: await capture(`${reference.url}/pets`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"id":99999999,"name":"canned"}',
+      }),
+    };
+    const bare = await server('bare', 0, canned);
+    try {
+      const out: Record<string, { reference: Load; bare: Load; ratio: number }> = {};
+      for (const what of ['list', 'show', 'create'] as const) {
+        const ref = await load(reference.url, what, LOAD_SECONDS);
+        const floor = await load(bare.url, what, LOAD_SECONDS);
+        out[what] = { reference: ref, bare: floor, ratio: ref.rps / floor.rps };
+      }
+      return out;
+    } finally {
+      bare.stop();
+    }
+  } finally {
+    reference.stop();
+  }
+}
+
+async function scaleBench() {
+  const out: { pets: number; rps: number; p99: number; rssMB: number }[] = [];
+  for (const pets of [1_000, 100_000, 1_000_000]) {
+    const s = await server('reference', pets);
+    try {
+      const l = await load(s.url, 'list', SCALE_SECONDS);
+      const { rss } = await s.stats();
+      out.push({ pets, rps: l.rps, p99: l.p99, rssMB: Math.round(rss / 1024 / 1024) });
+    } finally {
+      s.stop();
+    }
+  }
+  return out;
+}
+
+const started = Date.now();
+const suite = await suiteBench();
+const loadResults = await loadBench();
+const scale = await scaleBench();
+const thousand = scale[0]!;
+const million = scale[scale.length - 1]!;
+
+const targets = [
+  {
+    name: 'suite wall time (median)',
+    value: `${Math.round(suite.wallMs)} ms`,
+    target: '< 3000 ms',
+    met: suite.wallMs < 3000,
+  },
+  {
+    name: 'suite overhead above the vitest floor',
+    value: `${Math.round(suite.overheadMs)} ms`,
+    target: '< 1500 ms',
+    met: suite.overheadMs < 1500,
+  },
+  {
+    name: 'HTTP requests per suite run',
+    value: String(suite.requests),
+    target: '>= 500',
+    met: suite.requests >= 500,
+  },
+  {
+    name: 'list throughput vs bare node:http',
+    value: `${Math.round(loadResults.list!.ratio * 100)}%`,
+    target: '>= 70%',
+    met: loadResults.list!.ratio >= 0.7,
+  },
+  ...(['list', 'show', 'create'] as const).map((w) => ({
+    name: `${w} p99 at ${CONNECTIONS} connections`,
+    value: `${loadResults[w]!.reference.p99} ms`,
+    target: '< 10 ms',
+    met: loadResults[w]!.reference.p99 < 10,
+  })),
+  {
+    name: 'list throughput at 1e6 pets vs 1e3',
+    value: `${Math.round((million.rps / thousand.rps) * 100)}%`,
+    target: '>= 90%',
+    met: million.rps >= 0.9 * thousand.rps,
+  },
+  {
+    name: 'resident memory at 1e6 pets',
+    value: `${million.rssMB} MB`,
+    target: '< 400 MB',
+    met: million.rssMB < 400,
+  },
+];
+
+const report = {
+  machine: {
+    cpus: os.cpus().length,
+    cpu: os.cpus()[0]?.model,
+    memoryGB: Math.round(os.totalmem() / 2 ** 30),
+    node: process.version,
+    platform: `${os.platform()} ${os.release()}`,
+  },
+  date: new Date().toISOString(),
+  quick,
+  suite,
+  load: loadResults,
+  scale,
+  targets,
+  durationMs: Date.now() - started,
+};
+mkdirSync(path.join(process.cwd(), 'reports'), { recursive: true });
+const file = path.join(process.cwd(), 'reports', 'bench.json');
+writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
+
+const row = (cells: string[], widths: number[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ');
+console.log(
+  `\nmachine: ${report.machine.cpus} × ${report.machine.cpu}, ${report.machine.memoryGB} GB, Node ${report.machine.node}\n`,
+);
+console.log(
+  row(['load (50 connections)', 'reference rps', 'bare rps', 'ratio', 'p50', 'p99'], [24, 14, 10, 6, 6, 6]),
+);
+for (const [what, r] of Object.entries(loadResults)) {
+  console.log(
+    row(
+      [
+        what,
+        String(r.reference.rps),
+        String(r.bare.rps),
+        `${Math.round(r.ratio * 100)}%`,
+        `${r.reference.p50}`,
+        `${r.reference.p99}`,
+      ],
+      [24, 14, 10, 6, 6, 6],
+    ),
+  );
+}
+console.log(`\n${row(['pets stored', 'list rps', 'p99 ms', 'rss MB'], [12, 10, 8, 8])}`);
+for (const s of scale)
+  console.log(row([String(s.pets), String(s.rps), String(s.p99), String(s.rssMB)], [12, 10, 8, 8]));
+console.log(
+  `\nsuite: ${Math.round(suite.wallMs)} ms median of ${suite.runs} (floor ${Math.round(suite.floorMs)} ms), ${suite.requests} requests\n`,
+);
+console.log(row(['target', 'measured', 'goal', ''], [40, 12, 10, 4]));
+for (const t of targets)
+  console.log(row([t.name, t.value, t.target, t.met ? 'met' : 'MISSED'], [40, 12, 10, 4]));
+console.log(`\nwritten: ${path.relative(process.cwd(), file)} (${Math.round(report.durationMs / 1000)} s)`);

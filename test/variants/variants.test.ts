@@ -1,0 +1,187 @@
+/**
+ * The suite checks itself: the real CLI is run against every variant of test/variants/variants.ts.
+ * Faulty variants must fail the requirements they declare, conformant ones must pass in --strict
+ * mode, hostile ones must end the run by itself with exit 1.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { startReferenceServer } from '../../reference-impl/index.ts';
+import { loadCatalog } from '../../spec/catalog.ts';
+import { packageRoot } from '../../spec/paths.ts';
+import { type Variant, variants } from './variants.ts';
+
+const catalog = loadCatalog();
+const CLI = path.join(packageRoot(), 'bin', 'petstore-conformance.js');
+/** Per-request limit given to runs against hostile servers. */
+const HOSTILE_TIMEOUT_MS = 1000;
+/** A run against a hostile server must end by itself within this. */
+const HOSTILE_BOUND_MS = 45_000;
+/** Any run is killed (by its pid) after this: a run that needs it has hung. */
+const KILL_AFTER_MS = 90_000;
+/** CLI runs at once: one per core. */
+const PARALLEL = 2;
+
+interface Summary {
+  verdict: string;
+  results: { id: string; level: string; status: string; message?: string }[];
+}
+interface Outcome {
+  variant: Variant;
+  exitCode: number | null;
+  durationMs: number;
+  summary?: Summary;
+  output: string;
+  failed: Set<string>;
+}
+
+async function startVariant(variant: Variant): Promise<{ url: string; close(): Promise<void> }> {
+  if ('hostile' in variant.server) return variant.server.hostile();
+  return startReferenceServer({ port: 0, ...variant.server });
+}
+
+function runCli(args: string[]): Promise<{ exitCode: number | null; output: string; durationMs: number }> {
+  const started = Date.now();
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (d) => {
+      output += d;
+    });
+    child.stderr.on('data', (d) => {
+      output += d;
+    });
+    const killer = setTimeout(() => child.pid && process.kill(child.pid, 'SIGKILL'), KILL_AFTER_MS);
+    child.on('close', (exitCode) => {
+      clearTimeout(killer);
+      resolve({ exitCode, output, durationMs: Date.now() - started });
+    });
+  });
+}
+
+async function check(variant: Variant, reportRoot: string): Promise<Outcome> {
+  const server = await startVariant(variant);
+  const reportDir = path.join(reportRoot, variant.name);
+  try {
+    const args = ['--base-url', server.url, '--strict', '--seed', '20261122', '--report-dir', reportDir];
+    if (variant.kind === 'hostile') args.push('--timeout-ms', String(HOSTILE_TIMEOUT_MS));
+    const run = await runCli([...args, ...(variant.args ?? [])]);
+    const file = path.join(reportDir, 'summary.json');
+    const summary: Summary | undefined = existsSync(file)
+      ? JSON.parse(await readFile(file, 'utf8'))
+      : undefined;
+    const failed = new Set((summary?.results ?? []).filter((r) => r.status === 'failed').map((r) => r.id));
+    return { variant, ...run, summary, failed };
+  } finally {
+    await server.close();
+  }
+}
+
+const outcomes = new Map<string, Outcome>();
+let reportRoot = '';
+
+beforeAll(async () => {
+  if (!existsSync(path.join(packageRoot(), 'dist', 'cli', 'main.js'))) {
+    throw new Error('dist/ is missing: run `npm run build` first (npm test does it)');
+  }
+  reportRoot = await mkdtemp(path.join(tmpdir(), 'petstore-variants-'));
+  const queue = [...variants];
+  await Promise.all(
+    Array.from({ length: PARALLEL }, async () => {
+      for (let v = queue.shift(); v; v = queue.shift()) outcomes.set(v.name, await check(v, reportRoot));
+    }),
+  );
+}, 15 * 60_000);
+
+afterAll(async () => {
+  if (reportRoot) await rm(reportRoot, { recursive: true, force: true });
+  const faulty = [...outcomes.values()].filter((o) => o.variant.kind === 'faulty');
+  const caught = faulty.filter((o) => o.variant.breaks.every((id) => o.failed.has(id)));
+  const conformant = [...outcomes.values()].filter((o) => o.variant.kind === 'conformant');
+  const falseAlarms = conformant.filter((o) => o.exitCode !== 0);
+  const hostile = [...outcomes.values()].filter((o) => o.variant.kind === 'hostile');
+  const lines = [
+    '',
+    'variant                        kind        exit  time    failed requirements',
+    ...[...outcomes.values()].map(
+      (o) =>
+        `${o.variant.name.padEnd(30)} ${o.variant.kind.padEnd(11)} ${String(o.exitCode).padEnd(5)} ${`${(o.durationMs / 1000).toFixed(1)}s`.padEnd(7)} ${[...o.failed].join(' ') || '-'}`,
+    ),
+    '',
+    `mutation score: ${caught.length}/${faulty.length} faults caught` +
+      ` (${((100 * caught.length) / Math.max(1, faulty.length)).toFixed(0)}%)`,
+    `false alarms: ${falseAlarms.length} of ${conformant.length} conformant variants`,
+    `hostile servers: ${hostile.filter((o) => o.exitCode === 1).length}/${hostile.length} ended with exit 1,` +
+      ` slowest ${(Math.max(0, ...hostile.map((o) => o.durationMs)) / 1000).toFixed(1)}s`,
+  ];
+  console.log(lines.join('\n'));
+});
+
+function describeRun(o: Outcome): string {
+  const failed = o.summary?.results.filter((r) => r.status === 'failed') ?? [];
+  return [
+    `${o.variant.name} (${o.variant.kind}: ${o.variant.does}) exited ${o.exitCode} after ${o.durationMs} ms`,
+    ...failed.map((r) => `  ${r.id} (${r.level}): ${(r.message ?? '').split('\n')[0]}`),
+    o.summary ? '' : `  no summary.json; output:\n${o.output.slice(-3000)}`,
+  ].join('\n');
+}
+
+const gates = (id: string) => catalog.get(id)?.level !== 'MAY';
+
+describe('faulty variants', () => {
+  test.each(variants.filter((v) => v.kind === 'faulty').map((v) => [v.name, v] as const))(
+    '%s fails the requirements it declares',
+    (name, variant) => {
+      const o = outcomes.get(name)!;
+      expect(o, `no run for ${name}`).toBeDefined();
+      expect([...o.failed], describeRun(o)).toEqual(expect.arrayContaining(variant.breaks));
+      expect(o.exitCode, describeRun(o)).toBe(variant.breaks.some(gates) ? 1 : 0);
+    },
+  );
+});
+
+describe('conformant variants', () => {
+  test.each(variants.filter((v) => v.kind === 'conformant').map((v) => [v.name, v] as const))(
+    '%s passes in --strict mode',
+    (name) => {
+      const o = outcomes.get(name)!;
+      expect([...o.failed], describeRun(o)).toEqual([]);
+      expect(o.exitCode, describeRun(o)).toBe(0);
+    },
+  );
+});
+
+describe('hostile servers', () => {
+  test.each(variants.filter((v) => v.kind === 'hostile').map((v) => [v.name, v] as const))(
+    '%s ends the run by itself with exit 1 and the affected requirements failed',
+    (name, variant) => {
+      const o = outcomes.get(name)!;
+      expect(o.exitCode, describeRun(o)).toBe(1);
+      expect(o.durationMs).toBeLessThan(HOSTILE_BOUND_MS);
+      expect([...o.failed], describeRun(o)).toEqual(expect.arrayContaining(variant.breaks));
+    },
+  );
+});
+
+describe('the variants as a whole', () => {
+  test('kill every MUST and SHOULD requirement of the catalog at least once', () => {
+    const killed = new Set(
+      [...outcomes.values()]
+        .filter((o) => o.variant.kind === 'faulty')
+        .flatMap((o) => o.variant.breaks.filter((id) => o.failed.has(id))),
+    );
+    const unkilled = catalog.requirements
+      .filter((r) => r.level !== 'MAY' && !killed.has(r.id))
+      .map((r) => r.id);
+    expect(unkilled).toEqual([]);
+  });
+
+  test('declare only requirement ids of the catalog, and unique names', () => {
+    const unknown = variants.flatMap((v) => v.breaks).filter((id) => !catalog.get(id));
+    expect(unknown).toEqual([]);
+    expect(new Set(variants.map((v) => v.name)).size).toBe(variants.length);
+  });
+});
