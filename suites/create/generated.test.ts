@@ -13,7 +13,7 @@ import {
 
 const Pet = contract.schema('Pet');
 const validPets = arbitraryOf(Pet) as fc.Arbitrary<Record<string, unknown> & { id: bigint }>;
-const NUM_RUNS = 40;
+const NUM_RUNS = 50;
 
 requirement('CREATE-VALID-GENERATED', async ({ api, config, freshId }) => {
   await checkGenerated(

@@ -72,6 +72,9 @@ export interface ClientOptions {
   readonly maxBodyBytes?: number;
 }
 
+/** The key sent where a check asks for a wrong one: one per worker, unlike any real key. */
+const WRONG_KEY = `wrong-${randomBytes(8).toString('hex')}`;
+
 class Timeout {
   constructor(readonly ms: number) {}
 }
@@ -88,14 +91,13 @@ export class Client {
   readonly exchanges: ExchangeRecord[] = [];
   private readonly timeoutMs: number;
   private readonly maxBodyBytes: number;
-  private readonly wrongKey = `wrong-${randomBytes(8).toString('hex')}`;
 
   constructor(
     readonly config: Config,
     private readonly options: ClientOptions = {},
   ) {
     registerSecret(config.apiKey);
-    registerSecret(this.wrongKey); // not a secret, but a key header's value never shows, whatever it holds
+    registerSecret(WRONG_KEY); // not a secret, but a key header's value never shows, whatever it holds
     if (config.apiKeyQuery) registerSecretQueryParam(config.apiKeyQuery);
     else registerSecretHeader(config.apiKeyHeader);
     this.timeoutMs = options.timeoutMs ?? config.timeoutMs;
@@ -184,7 +186,7 @@ export class Client {
     }
     const query: Record<string, QueryValue> = { ...options.query };
     const auth = options.auth ?? 'config';
-    const key = auth === 'wrong' ? this.wrongKey : auth === 'config' ? this.config.apiKey : undefined;
+    const key = auth === 'wrong' ? WRONG_KEY : auth === 'config' ? this.config.apiKey : undefined;
     if (key !== undefined) {
       if (this.config.apiKeyQuery) query[this.config.apiKeyQuery] = key;
       else headers[this.config.apiKeyHeader.toLowerCase()] = key;

@@ -1,3 +1,5 @@
+import type { Requirement } from '../../spec/catalog.ts';
+
 /**
  * The one configuration object of a run. The CLI builds it at the edge (flag, then environment,
  * then default), freezes it, and hands it to the suites with vitest's provide/inject; nothing in
@@ -31,8 +33,15 @@ export interface Config {
 /** The key in vitest's provide/inject under which the CLI hands the Config to the suites. */
 export const CONFIG_KEY = 'petstoreConformanceConfig' as const;
 
+/**
+ * The key under which suiteVitestOptions() hands the catalog's requirements, already read and
+ * checked in the main process, to the workers: each worker would otherwise parse the YAML again.
+ */
+export const REQUIREMENTS_KEY = 'petstoreConformanceRequirements' as const;
+
 declare module 'vitest' {
   export interface ProvidedContext {
     [CONFIG_KEY]: Config;
+    [REQUIREMENTS_KEY]?: readonly Requirement[];
   }
 }

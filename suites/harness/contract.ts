@@ -54,7 +54,8 @@ interface RawOperation {
 
 /**
  * The contract as code: spec/openapi.yaml dereferenced once (swagger-parser) and an ajv validator
- * (draft 2020-12, as OpenAPI 3.1 uses, with ajv-formats) compiled per operation and status. ajv reads
+ * (draft 2020-12, as OpenAPI 3.1 uses, with ajv-formats) per operation and status, compiled once on
+ * first use (ajv's code generation is the costly part of starting a worker). ajv reads
  * numbers as doubles, so int64 fields are also checked on the lossless parse of the same text: 2^63
  * and 2^63 - 1 are one double, but not one int64.
  */

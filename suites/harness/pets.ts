@@ -60,7 +60,8 @@ export function createPets(api: Client, pets: readonly PetInput[], limit = 16): 
 export async function ensurePets(ctx: CheckContext, count: number): Promise<void> {
   const { api, config } = ctx;
   if (count > 100) {
-    if (config.readOnly) ctx.skip(`read-only: ${count} pets are needed and a list shows at most 100`);
+    if (config.readOnly)
+      ctx.skip(`read-only, and this check needs ${count} pets where a list shows at most 100`);
     await createPets(
       api,
       Array.from({ length: count }, () => ctx.newPet()),

@@ -9,16 +9,19 @@
 export const MASK = '***';
 
 const secrets = new Set<string>();
+/** The secrets, longest first, so that a secret containing another is masked whole. */
+let ordered: string[] = [];
 /** Lower-cased header names whose values are always masked, whatever they hold. */
 const secretHeaders = new Set<string>(['authorization', 'proxy-authorization']);
 const secretQueryParams = new Set<string>();
 
 /** Registers a secret value; its URL-encoded and JSON-escaped forms are masked too. */
 export function registerSecret(value: string | undefined): void {
-  if (!value) return;
+  if (!value || secrets.has(value)) return;
   secrets.add(value);
   secrets.add(encodeURIComponent(value));
   secrets.add(JSON.stringify(value).slice(1, -1));
+  ordered = [...secrets].sort((a, b) => b.length - a.length);
 }
 
 /** Registers a header whose value is masked wherever it is shown (the API key's carrier). */
@@ -33,10 +36,8 @@ export function registerSecretQueryParam(name: string): void {
 
 /** The text with every registered secret replaced by ***. */
 export function redact(text: string): string {
-  if (secrets.size === 0) return text;
   let out = text;
-  // Longest first, so that a secret containing another is masked whole.
-  for (const secret of [...secrets].sort((a, b) => b.length - a.length)) {
+  for (const secret of ordered) {
     if (out.includes(secret)) out = out.split(secret).join(MASK);
   }
   return out;

@@ -1,8 +1,8 @@
-import { type TestContext, test } from 'vitest';
-import { type Level, loadCatalog, type Need, type Requirement } from '../../spec/catalog.ts';
+import { inject, type TestContext, test } from 'vitest';
+import type { Level, Need, Requirement } from '../../spec/catalog.ts';
 import { attachExchanges, labelRequirement } from './allure.ts';
 import { Client } from './client.ts';
-import type { Config } from './config.ts';
+import { type Config, REQUIREMENTS_KEY } from './config.ts';
 import { type Contract, loadContract } from './contract.ts';
 import { freshId, newPet, type PetInput, runConfig } from './run.ts';
 
@@ -42,9 +42,17 @@ export interface Row {
   readonly needs?: readonly Need[];
 }
 
+// The catalog as suiteVitestOptions() hands it over, read once in the main process; outside such a
+// run (the harness's own tests) it is read from spec/ here. Either way the YAML is not parsed per worker.
+const catalog = new Map(
+  (inject(REQUIREMENTS_KEY) ?? (await import('../../spec/catalog.ts')).loadCatalog().requirements).map(
+    (r) => [r.id, r],
+  ),
+);
+
 /** The catalog entry of an id; throws for an id the catalog does not have. */
 export function requirementOf(id: string): Requirement {
-  const r = loadCatalog().get(id);
+  const r = catalog.get(id);
   if (!r)
     throw new Error(
       `requirement(): unknown id ${id}: it is not in spec/requirements.yaml (or it is retired)`,
