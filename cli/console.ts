@@ -4,7 +4,7 @@
  */
 import type { Config } from '../suites/harness/config.ts';
 import { byOperation, operationLabel, optionsText, type RunRecord } from './reports.ts';
-import type { RequirementResult, TestOutcome } from './rollup.ts';
+import { NOT_SELECTED, type RequirementResult, type TestOutcome } from './rollup.ts';
 
 export interface Paint {
   green(s: string): string;
@@ -54,8 +54,14 @@ export function startLines(
   ];
 }
 
-/** One progress line per finished test. */
-export function progressLine(outcome: TestOutcome, done: number, collected: number, p: Paint): string {
+/** One progress line per finished test; none for tests --only left out (they are many, and say nothing). */
+export function progressLine(
+  outcome: TestOutcome,
+  done: number,
+  collected: number,
+  p: Paint,
+): string | undefined {
+  if (outcome.state === 'skipped' && outcome.note === NOT_SELECTED) return undefined;
   const counter = p.dim(`[${String(done).padStart(String(collected).length)}/${collected}]`);
   if (outcome.state === 'passed') return `${counter} ${p.green('✓')} ${outcome.name}`;
   if (outcome.state === 'skipped')

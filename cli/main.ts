@@ -143,7 +143,12 @@ async function run(
       allureResultsDir: allureStaging,
       environmentInfo: environmentInfo(config, deps.version()),
       ...(deps.startupMs === undefined ? {} : { startupMs: deps.startupMs }),
-      events: { onOutcome: (o, done, collected) => out(progressLine(o, done, collected, p)) },
+      events: {
+        onOutcome: (o, done, collected) => {
+          const line = progressLine(o, done, collected, p);
+          if (line !== undefined) out(line);
+        },
+      },
     });
 
     const outcomes: TestOutcome[] = [...suiteRun.outcomes];

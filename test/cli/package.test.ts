@@ -69,4 +69,18 @@ describe('installed as a dependency of another project', () => {
     expect(summary.results).toHaveLength(loadCatalog().requirements.length);
     expect(readFileSync(path.join(project, 'reports', 'pack', 'junit.xml'), 'utf8')).toContain('<testsuites');
   }, 150_000);
+
+  test('an invalid OpenAPI document: could not judge (exit 2) before any test runs', async () => {
+    // The installed copy is the consumer's own; breaking it here touches nothing of the repository.
+    const openapi = path.join(project, 'node_modules', 'petstore-conformance', 'spec', 'openapi.yaml');
+    writeFileSync(openapi, readFileSync(openapi, 'utf8').replace(/^openapi: 3\.1\.0$/m, 'openapi: banana'));
+    const r = await runCli(['--report-dir', 'reports/invalid'], {
+      cwd: project,
+      command: ['npx', '--no-install', 'petstore-conformance'],
+      timeoutMs: 60_000,
+    });
+    expect(r.code, `${r.stdout}\n${r.stderr}`).toBe(2);
+    expect(r.stderr).toMatch(/could not judge: the spec is invalid: .*openapi\.yaml/);
+    expect(existsSync(path.join(project, 'reports', 'invalid'))).toBe(false);
+  });
 });
