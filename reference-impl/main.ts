@@ -81,8 +81,6 @@ try {
   process.stderr.write(`reference-impl: cannot start: ${(error as Error).message}\n`);
   process.exit(1);
 }
-process.stdout.write(`${server.url}\n`);
-
 let stopping = false;
 const stop = () => {
   if (stopping) process.exit(1);
@@ -91,3 +89,5 @@ const stop = () => {
 };
 process.on('SIGTERM', stop);
 process.on('SIGINT', stop);
+// Printed last: whoever waits for this line may signal the process at once.
+process.stdout.write(`${server.url}\n`);

@@ -7,7 +7,7 @@ import { createServer, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { createReferenceHandler, type Handler, type ReferenceOptions } from './handlers.ts';
-import { problemJson } from './http.ts';
+import { problemJson, sendProblem } from './http.ts';
 
 export interface StartOptions extends ReferenceOptions {
   /** Default 0: a free port, chosen by the system. */
@@ -28,8 +28,9 @@ export interface RunningServer {
   url: string;
   port: number;
   /**
-   * Stops accepting connections, lets the requests in flight finish, closes idle keep-alive
-   * connections at once and each other one as soon as its response is done. Connections still busy
+   * Stops accepting connections, lets the requests in flight finish (their responses say
+   * `Connection: close`), closes idle keep-alive connections at once and each other one as soon as
+   * its response is done. Connections still busy
    * after CLOSE_GRACE_MS are cut. Resolves when every connection is closed; calling it again
    * returns the same promise.
    */
@@ -44,18 +45,34 @@ export async function startReferenceServer(options: StartOptions = {}): Promise<
   const serve = options.wrap ? options.wrap(handler) : handler;
   const requestTimeout = options.requestTimeoutMs ?? 30_000;
   let closing = false;
+  /** Responses not yet finished: told to close their connection when close() is called. */
+  const inFlight = new Set<ServerResponse>();
+  function forget(this: ServerResponse) {
+    inFlight.delete(this);
+  }
 
   const server = createServer(
     {
       requestTimeout,
       headersTimeout: Math.min(10_000, requestTimeout),
       keepAliveTimeout: 5_000,
+      requireHostHeader: false,
       // how often the two timeouts above are checked (node's default is 30 s)
       connectionsCheckingInterval: Math.min(1_000, Math.max(10, requestTimeout / 4)),
     },
     (req, res) => {
       // While closing, every response ends its connection, so that keep-alive cannot hold close() up.
       if (closing) res.setHeader('Connection', 'close');
+      else {
+        inFlight.add(res);
+        res.on('close', forget);
+      }
+      // RFC 9112 §3.2: an HTTP/1.1 request without Host is answered 400 (node:http's own check,
+      // turned off above, would answer without a body).
+      if (req.headers.host === undefined && req.httpVersion === '1.1') {
+        res.setHeader('Connection', 'close');
+        return sendProblem(res, 400, 'the request has no Host header (RFC 9112 §3.2)');
+      }
       serve(req, res);
     },
   );
@@ -78,6 +95,7 @@ export async function startReferenceServer(options: StartOptions = {}): Promise<
   const close = () => {
     closed ??= new Promise<void>((resolve) => {
       closing = true;
+      for (const res of inFlight) if (!res.headersSent) res.setHeader('Connection', 'close');
       // Connections become idle as their responses finish; each is closed on the next sweep.
       const sweep = setInterval(() => server.closeIdleConnections(), 20);
       const cut = setTimeout(() => server.closeAllConnections(), CLOSE_GRACE_MS);

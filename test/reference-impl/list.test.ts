@@ -127,7 +127,7 @@ describe('GET /v1/pets over a million pets', () => {
     for (let i = 1; i <= 1_000_000; i++) store.add({ id: BigInt(i), name: `pet ${i}`, tag: 'bulk' });
     fillMs = performance.now() - started;
     server = await startServer({ store });
-  }, 20_000);
+  }, 30_000);
   afterAll(async () => {
     await server.close();
     expect(server.internalErrors).toEqual([]);
@@ -137,8 +137,8 @@ describe('GET /v1/pets over a million pets', () => {
     expect(fillMs).toBeLessThan(10_000);
   });
 
-  test('limit=100 answers the first 100 pets as fast as from a small store', async () => {
-    await call(server.url, 'GET', '/pets?limit=100'); // the first request pays for connecting
+  test('limit=100 answers the first 100 pets within milliseconds, as from a small store', async () => {
+    await call(server.url, 'GET', '/store/orders'); // connects, so that the timing below is the listing
     const started = performance.now();
     const res = await call(server.url, 'GET', '/pets?limit=100');
     const elapsed = performance.now() - started;
