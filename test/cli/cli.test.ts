@@ -1,6 +1,6 @@
 // The real command, as a child process, against the reference implementation and against servers
 // with one deliberate fault. Runs are started up front, two at a time, and shared by the assertions.
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { XMLParser } from 'fast-xml-parser';
@@ -17,6 +17,7 @@ import {
   reference,
 } from './faults.ts';
 import { build, type CliResult, filesUnder, type Json, ROOT, readJson, runCli } from './helpers.ts';
+import { installPacked } from './packaged.ts';
 
 const catalog = loadCatalog();
 const SECRET = 'pcs-SECRET-7f3a9c-do-not-print';
@@ -26,6 +27,8 @@ const dir = (name: string) => path.join(work, name);
 type Server = Raw;
 const servers: Record<string, Server> = {};
 const runs: Record<string, Promise<CliResult>> = {};
+/** The project that installed the packed tarball (see packaged.ts). */
+let installed: Promise<string>;
 
 /** Two runs at a time: each one starts vitest workers of its own, and the machine has two cores. */
 function queue(concurrency: number) {
@@ -49,6 +52,8 @@ beforeAll(async () => {
   servers.shouldFault = await reference({ wrap: goneInsteadOfNotFound });
   servers.hangs = await hangs();
   servers.garbage = await garbage();
+  // Packing and installing is mostly disk and network: it starts at once, beside the runs.
+  installed = installPacked(work);
   const next = queue(2);
   const cli = (args: string[], options: Parameters<typeof runCli>[1] = {}) =>
     next(() => runCli(args, options));
@@ -102,9 +107,21 @@ beforeAll(async () => {
     fixture,
   ];
   runs.broken = cli(['--report-dir', dir('broken')], { command: withFixture('broken') });
-  runs.stuck = cli(['--only', 'LIST', '--report-dir', dir('stuck')], { command: withFixture('stuck') });
+  // Mostly waiting for its deadline: outside the queue.
+  runs.stuck = runCli(['--only', 'LIST', '--report-dir', dir('stuck')], { command: withFixture('stuck') });
+  // From a project that installed the package: `npx petstore-conformance`, then with a broken spec.
+  const npx = ['npx', '--no-install', 'petstore-conformance'];
+  runs.packed = installed.then((project) =>
+    cli(['--report-dir', 'reports/pack'], { cwd: project, command: npx, timeoutMs: 120_000 }),
+  );
+  runs.packedInvalidSpec = Promise.all([installed, runs.packed]).then(([project]) => {
+    // The installed copy is the consumer's own; breaking it touches nothing of the repository.
+    const openapi = path.join(project, 'node_modules', 'petstore-conformance', 'spec', 'openapi.yaml');
+    writeFileSync(openapi, readFileSync(openapi, 'utf8').replace(/^openapi: 3\.1\.0$/m, 'openapi: banana'));
+    return cli(['--report-dir', 'reports/invalid'], { cwd: project, command: npx });
+  });
   // Let every run settle before any assertion, so that a failing assertion leaves no child behind.
-  await Promise.allSettled(Object.values(runs));
+  await Promise.allSettled([installed, ...Object.values(runs)]);
 }, 300_000);
 
 afterAll(async () => {
@@ -257,6 +274,37 @@ describe('a misbehaving server fails requirements (exit 1), in bounded time', ()
   });
 });
 
+describe('installed as a dependency of another project (npm pack, npm install <tarball>)', () => {
+  test('the package ships what runs: the command, dist/, the spec and the suites; prepack builds', async () => {
+    expect(readJson(path.join(ROOT, 'package.json')).scripts.prepack).toBe('npm run build');
+    const pkg = path.join(await installed, 'node_modules', 'petstore-conformance');
+    for (const file of [
+      'bin/petstore-conformance.js',
+      'dist/cli/main.js',
+      'dist/reference-impl/index.js',
+      'spec/requirements.yaml',
+      'suites/vitest.shared.ts',
+    ]) {
+      expect(existsSync(path.join(pkg, file)), file).toBe(true);
+    }
+  });
+
+  test('npx petstore-conformance checks the bundled reference implementation: exit 0 and summary.json', async () => {
+    const r = await runs.packed!;
+    expect(r.code, failMessage(r)).toBe(0);
+    const summary = readJson(path.join(await installed, 'reports', 'pack', 'summary.json'));
+    expect(summary.verdict).toBe('conformant');
+    expect(summary.results).toHaveLength(catalog.requirements.length);
+  });
+
+  test('an invalid OpenAPI document: could not judge (exit 2) before any test runs', async () => {
+    const r = await runs.packedInvalidSpec!;
+    expect(r.code, failMessage(r)).toBe(2);
+    expect(r.stderr).toMatch(/could not judge: the spec is invalid: .*openapi\.yaml/);
+    expect(existsSync(path.join(await installed, 'reports', 'invalid'))).toBe(false);
+  });
+});
+
 describe('a suite that breaks or gets stuck', () => {
   test('a suite file that does not load: could not judge (exit 2), naming the file, and no report', async () => {
     const r = await runs.broken!;
@@ -279,7 +327,7 @@ describe('a suite that breaks or gets stuck', () => {
   });
 });
 
-describe('could not judge: exit 2 with one line saying what to fix, and no report', () => {
+describe.concurrent('could not judge: exit 2 with one line saying what to fix, and no report', () => {
   test.each([
     [['--bogus'], /unknown option --bogus/],
     [['--seed', 'abc'], /--seed takes a whole number/],
@@ -305,7 +353,7 @@ describe('could not judge: exit 2 with one line saying what to fix, and no repor
   });
 });
 
-describe('--help and --version', () => {
+describe.concurrent('--help and --version', () => {
   test('--help names every option and environment variable, with an example per kind of user', async () => {
     const r = await runCli(['--help']);
     expect(r.code).toBe(0);
