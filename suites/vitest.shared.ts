@@ -11,7 +11,8 @@ import { CONFIG_KEY, type Config, REQUIREMENTS_KEY } from './harness/config.ts';
  * at once). A worker costs about half a second of CPU to start (undici, ajv, swagger-parser, vitest),
  * which on a small machine outweighs what more parallel files save; measured on 2 cores, 2 workers
  * without isolation ran the suites in the least time. Against a server that never answers, a file
- * takes about one timeout, so the run takes about (files / workers) × timeoutMs.
+ * takes about one timeout, so the run takes about (files / workers) × timeoutMs: with the four files
+ * of suites/ (list, create, show, cross) and two workers, 2 × timeoutMs.
  */
 const WORKERS = Math.min(4, Math.max(2, availableParallelism()));
 

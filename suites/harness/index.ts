@@ -47,7 +47,15 @@ export {
   type Mutation,
   mutationsOf,
 } from './generate.ts';
-export { exactInteger, INT64_MAX, INT64_MIN, integerOfText, parseExact, stringifyExact } from './json.ts';
+export {
+  exactInteger,
+  exactText,
+  INT64_MAX,
+  INT64_MIN,
+  integerOfText,
+  parseExact,
+  stringifyExact,
+} from './json.ts';
 export { aPetToShow, createPet, createPets, ensurePets, inParallel, petPath } from './pets.ts';
 export { type CheckContext, type Row, requirement } from './requirement.ts';
 export { freshId, type PetInput, runConfig, runTag } from './run.ts';

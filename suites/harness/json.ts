@@ -68,9 +68,14 @@ export function inInt64(n: bigint): boolean {
   return n >= INT64_MIN && n <= INT64_MAX;
 }
 
-/** The decimal text of a JSON number as it came (LosslessNumber), or JSON text for other values. */
+/** The decimal text of a JSON number as it came (LosslessNumber), JSON text for other values, "(missing)" for none. */
 export function exactText(value: unknown): string {
+  if (value === undefined) return '(missing)';
   if (isLosslessNumber(value)) return value.value;
   if (typeof value === 'bigint') return value.toString();
-  return stringifyExact(value) ?? String(value);
+  try {
+    return stringifyExact(value);
+  } catch {
+    return String(value);
+  }
 }

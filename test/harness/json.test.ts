@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import {
   exactInteger,
+  exactText,
   inInt64,
   integerOfText,
   parseExact,
@@ -36,6 +37,13 @@ describe('int64-exact JSON', () => {
     expect(inInt64(9223372036854775808n)).toBe(false);
     expect(inInt64(-9223372036854775808n)).toBe(true);
     expect(inInt64(-9223372036854775809n)).toBe(false);
+  });
+
+  test('values are shown as they came', () => {
+    expect(exactText(parseExact('9007199254740993'))).toBe('9007199254740993');
+    expect(exactText(parseExact('1e3'))).toBe('1e3');
+    expect(exactText('7')).toBe('"7"');
+    expect(exactText(undefined)).toBe('(missing)');
   });
 
   test('bigints are written as exact integers', () => {

@@ -9,6 +9,7 @@ import {
   expectApplicationJson,
   expectSchema,
   expectStatus,
+  expectStatusNot,
   fail,
   formatIssues,
   inParallel,
@@ -18,6 +19,8 @@ import {
   readJson,
   requirement,
 } from '../harness/index.ts';
+
+// ---------------------------------------------------------------- any operation
 
 /** The documented responses with a pet in them: list 200, show 200, and create 201 when it has a body. */
 async function responseWithPets(ctx: CheckContext, operation: string): Promise<ApiResponse> {
@@ -262,3 +265,65 @@ requirement.each(
     expectStatus(res, 404);
   },
 );
+
+// ---------------------------------------------------------------- authentication
+
+/** One request per operation of the pets service; the create row is a write, skipped under --read-only. */
+const operations = [
+  {
+    case: 'listPets',
+    send: (ctx: CheckContext, auth: RequestOptions['auth']) => ctx.api.get('/pets', { auth }),
+  },
+  {
+    case: 'showPetById',
+    send: (ctx: CheckContext, auth: RequestOptions['auth']) => ctx.api.get(petPath(ctx.freshId()), { auth }),
+  },
+  {
+    case: 'createPets',
+    needs: ['write' as const],
+    send: (ctx: CheckContext, auth: RequestOptions['auth']) =>
+      ctx.api.post('/pets', { json: ctx.newPet(), auth }),
+  },
+];
+
+function expectRefused(res: ApiResponse, without: string): void {
+  if (res.status !== 401 && res.status !== 403) fail(res, `status 401 or 403 (a request ${without})`);
+}
+
+requirement.each('AUTH-KEY-ACCEPTED', operations, async (ctx, { send }) => {
+  const res = await send(ctx, 'config');
+  expectStatusNot(
+    res,
+    [401, 403],
+    'a status other than 401 and 403 (the request carries the configured key)',
+  );
+});
+
+requirement.each('AUTH-MISSING-KEY-REFUSED', operations, async (ctx, { send }) => {
+  expectRefused(await send(ctx, 'none'), 'without the key');
+});
+
+requirement.each('AUTH-WRONG-KEY-REFUSED', operations, async (ctx, { send }) => {
+  expectRefused(await send(ctx, 'wrong'), 'with a wrong key');
+});
+
+// ---------------------------------------------------------------- versioning
+
+requirement('VERSION-V1-PREFIX', async ({ api, config }) => {
+  const res = await api.get('/pets');
+  const path = new URL(config.baseUrl).pathname.replace(/\/+$/, '');
+  if (!path.endsWith('/v1')) {
+    fail(res, 'a base URL whose path ends in /v1', `the base URL ${config.baseUrl} (path ${path || '/'})`);
+  }
+  if (res.status === 404 || res.status >= 500)
+    fail(res, `GET ${config.baseUrl}/pets answered by the service (not 404, not 5xx)`);
+});
+
+// ---------------------------------------------------------------- the store
+
+requirement('STORE-ORDERS-EXISTS', async ({ api, note }) => {
+  const res = await api.get('/store/orders');
+  await note(`GET /store/orders answered ${res.status}`);
+  if (res.status === 404 || res.status === 405)
+    fail(res, 'a status other than 404 and 405 (the operation is said to exist)');
+});
