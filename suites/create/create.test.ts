@@ -205,7 +205,7 @@ requirement('CREATE-BODY-TOO-LARGE', async ({ api, freshId }) => {
 
 const Pet = contract.schema('Pet');
 const validPets = arbitraryOf(Pet) as fc.Arbitrary<Record<string, unknown> & { id: bigint }>;
-const NUM_RUNS = 50;
+const NUM_RUNS = 60;
 
 requirement('CREATE-VALID-GENERATED', async ({ api, config, freshId }) => {
   await checkGenerated(
