@@ -28,7 +28,7 @@ describe('the client, against servers that misbehave', () => {
     const err = await rejection(api.get('/pets'));
     const took = performance.now() - started;
     expect(took).toBeGreaterThanOrEqual(290);
-    expect(took).toBeLessThan(1_000);
+    expect(took).toBeLessThan(2_000); // generous: a loaded machine delays timers, not by seconds
     expect(err.expected).toBe('a complete HTTP response to GET /pets within 300 ms');
     expect(err.received).toBe(
       'no complete response within 300 ms (timed out before the status line and headers arrived)',
@@ -47,7 +47,7 @@ describe('the client, against servers that misbehave', () => {
     const api = new Client(testConfig(server.url, { timeoutMs: 400 }));
     const started = performance.now();
     const err = await rejection(api.get('/pets'));
-    expect(performance.now() - started).toBeLessThan(1_200);
+    expect(performance.now() - started).toBeLessThan(2_500); // the body alone would take 50 s
     expect(err.received).toMatch(
       /^no complete response within 400 ms \(timed out after status 200 and \d+ bytes of body\)$/,
     );
@@ -185,7 +185,7 @@ describe('the client, on the way', () => {
     });
     const started = performance.now();
     const res = await new Client(testConfig(server.url, { timeoutMs: 500 })).get('/pets');
-    expect(performance.now() - started).toBeLessThan(400);
+    expect(performance.now() - started).toBeLessThan(2_000); // not the 30 s asked for
     expect(res.status).toBe(429);
     expect(res.retries).toBe(0);
   });
