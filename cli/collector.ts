@@ -16,8 +16,8 @@ export interface BrokenModule {
 export interface CollectorEvents {
   /** A test finished (progress). */
   onOutcome?(outcome: TestOutcome, done: number, collected: number): void;
-  /** Tests were collected from a file: the run's deadline grows with them. */
-  onCollected?(tests: number): void;
+  /** The tests of a file were collected: the run's deadline grows with them. */
+  onCollected?(tests: readonly TestCase[]): void;
 }
 
 export class OutcomeCollector implements Reporter {
@@ -39,8 +39,8 @@ export class OutcomeCollector implements Reporter {
   }
 
   onTestModuleCollected(module: TestModule): void {
-    const tests = [...module.children.allTests()].length;
-    this.collected += tests;
+    const tests = [...module.children.allTests()];
+    this.collected += tests.length;
     this.events.onCollected?.(tests);
   }
 

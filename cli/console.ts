@@ -92,10 +92,10 @@ export function endLines(
   if (failed.length > 0) {
     out.push(p.bold(`Failures (${failed.length})`), '');
     for (const r of failed) {
-      const gate = r.gating ? '' : p.yellow(' not gating');
+      const level = r.gating ? r.level : `${r.level}, ${p.yellow('not gating')}`;
       const checks = r.tests.passed + r.tests.failed + r.tests.skipped;
       const count = checks > 1 ? p.dim(` (${r.tests.failed} of ${checks} checks failed)`) : '';
-      out.push(`${p.red('✗')} ${p.bold(r.id)} (${r.level})${gate} ${r.title}${count}`);
+      out.push(`${p.red(r.gating ? '✗' : '!')} ${p.bold(r.id)} (${level}) ${r.title}${count}`);
       if (r.expected !== undefined || r.received !== undefined) {
         if (r.expected !== undefined) out.push(`    expected:  ${r.expected}`);
         if (r.received !== undefined) out.push(`    received:  ${r.received}`);

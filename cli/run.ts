@@ -4,7 +4,7 @@
  * and past it the run is cancelled and its unfinished tests fail.
  */
 import AllureVitestReporter from 'allure-vitest/reporter';
-import { startVitest } from 'vitest/node';
+import { startVitest, type TestCase } from 'vitest/node';
 import { type BrokenModule, type CollectorEvents, OutcomeCollector } from './collector.ts';
 import type { TestOutcome } from './rollup.ts';
 
@@ -37,13 +37,13 @@ export interface RunSuitesOptions {
 export async function runSuites(suiteOptions: VitestOptions, options: RunSuitesOptions): Promise<SuiteRun> {
   const testTimeout = suiteOptions.testTimeout ?? 5_000;
   const hookTimeout = suiteOptions.hookTimeout ?? 10_000;
+  const maxConcurrency = suiteOptions.maxConcurrency ?? 5;
   let deadlineAt = Date.now() + (options.startupMs ?? 60_000) + 2 * hookTimeout;
 
   const collector = new OutcomeCollector(options.root, {
     ...options.events,
     onCollected(tests) {
-      // Worst case: every test of the file runs to its timeout, one after the other, plus its hooks.
-      deadlineAt += tests * testTimeout + 2 * hookTimeout;
+      deadlineAt += worstCaseMs(tests, { testTimeout, hookTimeout, maxConcurrency });
       options.events?.onCollected?.(tests);
     },
   });
@@ -106,6 +106,25 @@ export async function runSuites(suiteOptions: VitestOptions, options: RunSuitesO
       : { startError: startError ?? 'vitest ended without finishing the run' }),
     deadlineHit,
   };
+}
+
+/**
+ * The longest a file's tests can take: its hooks, plus each test that runs alone and each batch of
+ * concurrent tests running to its timeout (each with its per-test hooks). Files are counted one after the other, though they run in
+ * parallel: the deadline is a backstop against a stuck run, never meant to cut a slow one.
+ */
+export function worstCaseMs(
+  tests: readonly TestCase[],
+  limits: { testTimeout: number; hookTimeout: number; maxConcurrency: number },
+): number {
+  // A test's own timeout, and its beforeEach and afterEach hooks.
+  const timeoutOf = (t: TestCase) => (t.options.timeout ?? limits.testTimeout) + 2 * limits.hookTimeout;
+  const running = tests.filter((t) => t.options.mode !== 'skip' && t.options.mode !== 'todo');
+  const alone = running.filter((t) => !t.options.concurrent).reduce((sum, t) => sum + timeoutOf(t), 0);
+  const together = running.filter((t) => t.options.concurrent).map(timeoutOf);
+  const longest = together.length ? Math.max(...together) : 0;
+  const batches = Math.ceil(together.length / Math.max(1, limits.maxConcurrency));
+  return 4 * limits.hookTimeout + alone + batches * longest;
 }
 
 /** Cancels the run and closes vitest (its workers included), each step bounded. */

@@ -1,8 +1,10 @@
 import { describe, expect, test } from 'vitest';
+import type { TestCase } from 'vitest/node';
 import { toFailure } from '../../cli/collector.ts';
 import { createRedactor, MASK } from '../../cli/redact.ts';
 import { junitXml, type RunRecord, summaryJson } from '../../cli/reports.ts';
 import { NOT_SELECTED, rollUp, type TestOutcome } from '../../cli/rollup.ts';
+import { worstCaseMs } from '../../cli/run.ts';
 import type { Requirement } from '../../spec/catalog.ts';
 
 const req = (id: string, level: Requirement['level'], operation: Requirement['operation'] = 'listPets') =>
@@ -226,5 +228,23 @@ describe('redaction', () => {
     expect(none.text('{"authorization":"Basic Zm9v","x":1}')).toBe('{"authorization":"***","x":1}');
     expect(none.text('Authorization: Bearer abc\r\nHost: h')).toBe('Authorization: ***\r\nHost: h');
     expect(none.text('"headers":["Authorization","Bearer abc"]')).toBe('"headers":["Authorization","***"]');
+  });
+});
+
+describe('the run deadline', () => {
+  const limits = { testTimeout: 1000, hookTimeout: 100, maxConcurrency: 2 };
+  const test_ = (options: { concurrent?: boolean; timeout?: number; mode?: string }) =>
+    ({ options: { mode: 'run', ...options } }) as unknown as TestCase;
+
+  test('counts tests that run alone one after the other, concurrent ones in batches', () => {
+    const each = 1000 + 2 * 100;
+    expect(worstCaseMs([test_({}), test_({})], limits)).toBe(400 + 2 * each);
+    expect(
+      worstCaseMs(
+        [test_({ concurrent: true }), test_({ concurrent: true }), test_({ concurrent: true })],
+        limits,
+      ),
+    ).toBe(400 + 2 * each);
+    expect(worstCaseMs([test_({ timeout: 5000 }), test_({ mode: 'skip' })], limits)).toBe(400 + 5000 + 200);
   });
 });
