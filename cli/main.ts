@@ -100,6 +100,7 @@ async function run(
 
   let reference: { url: string; close(): Promise<void> } | undefined;
   let staging: string | undefined;
+  let stopOnSignal: ((signal: NodeJS.Signals) => void) | undefined;
   try {
     let baseUrl: string;
     let targetFrom: string;
@@ -137,6 +138,14 @@ async function run(
     rotateReportDir(plan.reportDir, plan.previousReportDir);
     staging = mkdtempSync(path.join(tmpdir(), 'petstore-conformance-'));
     const allureStaging = path.join(staging, 'allure-results');
+    // Interrupted (Ctrl-C, a cancelled CI job): leave no staging folder behind, exit as signals do.
+    const folder = staging;
+    stopOnSignal = (signal: NodeJS.Signals) => {
+      rmSync(folder, { recursive: true, force: true });
+      process.exit(signal === 'SIGINT' ? 130 : 143);
+    };
+    process.once('SIGINT', stopOnSignal);
+    process.once('SIGTERM', stopOnSignal);
 
     const suiteRun = await runSuites(deps.suiteVitestOptions(config), {
       root: deps.root(),
@@ -217,6 +226,10 @@ async function run(
     for (const line of endLines(record, shownDir, written, p)) out(line);
     return summary.verdict === 'conformant' ? EXIT.conformant : EXIT.nonConformant;
   } finally {
+    if (stopOnSignal) {
+      process.off('SIGINT', stopOnSignal);
+      process.off('SIGTERM', stopOnSignal);
+    }
     if (staging) rmSync(staging, { recursive: true, force: true });
     if (reference) await withinMs(5_000, reference.close());
   }
