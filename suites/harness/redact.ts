@@ -5,23 +5,114 @@
  * built anywhere later is masked too.
  */
 
-/** What a secret is replaced with. */
 export const MASK = '***';
 
+export interface Redactor {
+  /** The text with every secret, and every Authorization value, masked. */
+  text(value: string): string;
+  /** The same for bytes (report files copied as they are, e.g. Allure attachments). */
+  bytes(value: Buffer): Buffer;
+}
+
+/**
+ * Builds the redactor of a run. Each secret is masked in every spelling a report can hold it in:
+ * as is, JSON-escaped, XML-escaped, percent-encoded (a key in a query string) and form-encoded.
+ */
+export function createRedactor(secrets: readonly (string | undefined)[]): Redactor {
+  const spellings = new Set<string>();
+  for (const secret of secrets) {
+    if (!secret) continue;
+    spellings.add(secret);
+    spellings.add(JSON.stringify(secret).slice(1, -1));
+    spellings.add(escapeXml(secret));
+    spellings.add(encodeURIComponent(secret));
+    spellings.add(encodeURIComponent(secret).replace(/%20/g, '+'));
+    spellings.add(shellQuoted(secret));
+  }
+  // Longest first, so that a spelling that contains another is masked whole.
+  const ordered = [...spellings].filter((s) => s !== '').sort((a, b) => b.length - a.length);
+  const orderedBytes = ordered.map((s) => Buffer.from(s, 'utf8'));
+
+  const text = (value: string): string => {
+    let out = value;
+    for (const s of ordered) out = out.split(s).join(MASK);
+    return maskAuthorization(out);
+  };
+  return {
+    text,
+    bytes(value: Buffer): Buffer {
+      let out = value;
+      for (const s of orderedBytes) out = replaceBytes(out, s, MASK_BYTES);
+      // Authorization values are masked in text form only when the bytes are valid UTF-8 text.
+      const asText = out.toString('utf8');
+      if (Buffer.from(asText, 'utf8').equals(out)) {
+        const masked = maskAuthorization(asText);
+        if (masked !== asText) return Buffer.from(masked, 'utf8');
+      }
+      return out;
+    },
+  };
+}
+
+const MASK_BYTES = Buffer.from(MASK, 'utf8');
+
+/**
+ * Masks the value of an Authorization (or Proxy-Authorization) header wherever it appears: a raw
+ * header line, a curl -H argument, a JSON property, an XML attribute.
+ */
+export function maskAuthorization(value: string): string {
+  return (
+    value
+      // "authorization": "Bearer x" and 'authorization': 'x' (JSON, JS object dumps)
+      .replace(/((?:proxy-)?authorization["']?\s*[:=]\s*)(["'])((?:\\.|(?!\2)[^\\])*)\2/gi, `$1$2${MASK}$2`)
+      // "authorization", "Bearer x" in header arrays
+      .replace(/((["'])(?:proxy-)?authorization\2\s*,\s*)(["'])((?:\\.|(?!\3)[^\\])*)\3/gi, `$1$3${MASK}$3`)
+      // Authorization: Bearer x   (header lines, curl -H 'Authorization: …', up to the quote or line end)
+      .replace(/((?:proxy-)?authorization:[ \t]*)(?![ \t]*(?:["'\\]|\*\*\*))[^\r\n'"<&\\]*/gi, `$1${MASK}`)
+  );
+}
+
+function replaceBytes(haystack: Buffer, needle: Buffer, replacement: Buffer): Buffer {
+  let index = haystack.indexOf(needle);
+  if (index === -1) return haystack;
+  const parts: Buffer[] = [];
+  let start = 0;
+  while (index !== -1) {
+    parts.push(haystack.subarray(start, index), replacement);
+    start = index + needle.length;
+    index = haystack.indexOf(needle, start);
+  }
+  parts.push(haystack.subarray(start));
+  return Buffer.concat(parts);
+}
+
+function escapeXml(s: string): string {
+  return s
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&apos;');
+}
+
+/** How a key with a single quote appears inside a single-quoted shell word: ' becomes '\''. */
+function shellQuoted(s: string): string {
+  return s.replace(/'/g, `'\\''`);
+}
+
+// ---------------------------------------------------------------- the harness's registry
+
 const secrets = new Set<string>();
-/** The secrets, longest first, so that a secret containing another is masked whole. */
-let ordered: string[] = [];
+let registered: Redactor = createRedactor([]);
 /** Lower-cased header names whose values are always masked, whatever they hold. */
 const secretHeaders = new Set<string>(['authorization', 'proxy-authorization']);
 const secretQueryParams = new Set<string>();
 
-/** Registers a secret value; its URL-encoded and JSON-escaped forms are masked too. */
+/** Registers a secret value; every spelling of it that createRedactor knows is masked too. */
 export function registerSecret(value: string | undefined): void {
   if (!value || secrets.has(value)) return;
   secrets.add(value);
-  secrets.add(encodeURIComponent(value));
-  secrets.add(JSON.stringify(value).slice(1, -1));
-  ordered = [...secrets].sort((a, b) => b.length - a.length);
+  registered = createRedactor([...secrets]);
 }
 
 /** Registers a header whose value is masked wherever it is shown (the API key's carrier). */
@@ -34,13 +125,9 @@ export function registerSecretQueryParam(name: string): void {
   secretQueryParams.add(name);
 }
 
-/** The text with every registered secret replaced by ***. */
+/** The text with every registered secret, and every Authorization value, replaced by ***. */
 export function redact(text: string): string {
-  let out = text;
-  for (const secret of ordered) {
-    if (out.includes(secret)) out = out.split(secret).join(MASK);
-  }
-  return out;
+  return registered.text(text);
 }
 
 /** Whether a header's value is masked. */
