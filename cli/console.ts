@@ -78,8 +78,11 @@ export function endLines(
 ): string[] {
   const { rollUp, config } = run;
   const out: string[] = ['', p.bold('Requirements'), ''];
-  const idWidth = Math.max(...rollUp.results.map((r) => r.id.length));
-  for (const [operation, results] of byOperation(rollUp.results)) {
+  // Requirements left out by --only are counted, not listed: the reports still list every one.
+  const shown = rollUp.results.filter((r) => r.message !== NOT_SELECTED || r.status !== 'skipped');
+  const notSelected = rollUp.results.length - shown.length;
+  const idWidth = Math.max(...shown.map((r) => r.id.length));
+  for (const [operation, results] of byOperation(shown)) {
     out.push(p.bold(operationLabel(operation, run.operations)));
     for (const r of results) {
       const reason = r.status === 'skipped' && r.message ? p.dim(` ${r.message}`) : '';
@@ -87,6 +90,7 @@ export function endLines(
     }
     out.push('');
   }
+  if (notSelected > 0) out.push(p.dim(`${notSelected} more requirements ${NOT_SELECTED}`), '');
 
   const failed = rollUp.results.filter((r) => r.status === 'failed');
   if (failed.length > 0) {
