@@ -11,6 +11,7 @@ import {
   expectStatusBetween,
   fail,
   fc,
+  formatIssues,
   inParallel,
   isInvalid,
   mutationsOf,
@@ -38,6 +39,19 @@ function sameFields(
 requirement('CREATE-OK', async ({ api, newPet }) => {
   const res = await api.post('/pets', { json: newPet() });
   expectStatus(res, 201);
+});
+
+requirement('CREATE-RESPONSE-PET', async ({ api, newPet, skip }) => {
+  const sent = newPet();
+  const res = await api.post('/pets', { json: sent });
+  expectStatus(res, 201);
+  if (res.body.length === 0) skip('the 201 has no body, which the document allows');
+  const expected = 'a 201 body that is the created pet';
+  const { value, exact } = expectJsonObject(res, expected);
+  const issues = contract.validate(contract.schema('Pet'), value, exact);
+  if (issues.length > 0) fail(res, expected, `201, ${formatIssues(issues)}; body: ${res.text.slice(0, 300)}`);
+  const diffs = sameFields(value, exact as Record<string, unknown>, sent);
+  if (diffs.length > 0) fail(res, expected, `201 with another pet: ${diffs.join(', ')}`);
 });
 
 requirement.each(
@@ -96,13 +110,15 @@ requirement.each(
 requirement.each(
   'CREATE-NOT-AN-OBJECT',
   [
-    { case: 'an array', body: '[{"id":1,"name":"a"}]' },
+    { case: 'an array', body: '[{"id":FRESH_ID,"name":"a"}]' },
     { case: 'a string', body: '"a pet"' },
     { case: 'a number', body: '42' },
     { case: 'null', body: 'null' },
   ],
-  async ({ api }, { body }) => {
-    const res = await api.post('/pets', { body, headers: { 'content-type': 'application/json' } });
+  async ({ api, freshId }, { body }) => {
+    // A fresh id: a server that wrongly accepts the array must not create or overwrite pet 1.
+    const sent = body.replace('FRESH_ID', String(freshId()));
+    const res = await api.post('/pets', { body: sent, headers: { 'content-type': 'application/json' } });
     expectStatusBetween(res, 400, 499);
   },
 );

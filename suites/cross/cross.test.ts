@@ -11,13 +11,13 @@ import {
   expectStatus,
   expectStatusNot,
   fail,
-  formatIssues,
   inParallel,
   isJsonMediaType,
   petPath,
   type RequestOptions,
   readJson,
   requirement,
+  stringifyExact,
 } from '../harness/index.ts';
 
 // ---------------------------------------------------------------- any operation
@@ -46,20 +46,10 @@ requirement.each(
   [
     { case: 'listPets 200', operation: 'listPets' },
     { case: 'showPetById 200', operation: 'showPetById' },
-    { case: 'createPets 201 with a body', operation: 'createPets', needs: ['write'] },
   ],
+  // The body of a 201 is not described by the document: CREATE-RESPONSE-PET (MAY) looks at it.
   async (ctx, { operation }) => {
-    const res = await responseWithPets(ctx, operation);
-    if (operation !== 'createPets') {
-      expectSchema(contract, res, operation);
-      return;
-    }
-    if (res.body.length === 0) return; // no body is described for 201; one that is sent must be a Pet
-    const expected = 'an empty body or a Pet';
-    const body = readJson(res, expected);
-    const issues = contract.validate(contract.schema('Pet'), body.value, body.exact);
-    if (issues.length > 0)
-      fail(res, expected, `201, ${formatIssues(issues)}; body: ${res.text.slice(0, 300)}`);
+    expectSchema(contract, await responseWithPets(ctx, operation), operation);
   },
 );
 
@@ -145,8 +135,13 @@ function reads(ctx: CheckContext): Probe[] {
     ].map((id): Probe => ['GET', petPath(id)]),
     ['GET', '/pets/'],
     ['GET', '/no-such-resource'],
-    ['HEAD', '/pets'],
-    ['OPTIONS', '/pets'],
+    // Safe, but not GET: --read-only promises GET alone.
+    ...(ctx.config.readOnly
+      ? []
+      : ([
+          ['HEAD', '/pets'],
+          ['OPTIONS', '/pets'],
+        ] as Probe[])),
   ];
 }
 
@@ -175,16 +170,16 @@ async function writes(ctx: CheckContext): Promise<Probe[]> {
     ['POST', '/pets', { body: '', headers: json }],
     ['POST', '/pets', { body: '\u0000\u00ff', headers: json }],
     ['POST', '/pets', { body: '{"id": 1e400, "name": "huge"}', headers: json }],
+    // Fresh, tagged pets even where the server should refuse: a lenient one must not touch pet 1.
+    ['POST', '/pets', { body: stringifyExact(ctx.newPet()), headers: { 'content-type': 'text/plain' } }],
+    ['POST', '/pets', { body: stringifyExact(ctx.newPet()) }],
     [
       'POST',
       '/pets',
-      { body: JSON.stringify({ id: 1, name: 'x' }), headers: { 'content-type': 'text/plain' } },
-    ],
-    ['POST', '/pets', { body: JSON.stringify({ id: 1, name: 'x' }) }],
-    [
-      'POST',
-      '/pets',
-      { body: 'id=1&name=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } },
+      {
+        body: `id=${ctx.freshId()}&name=x`,
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      },
     ],
     ['PUT', petPath(own.id), { json: own }],
     ['PATCH', petPath(own.id), { json: { name: 'patched' } }],

@@ -11,6 +11,15 @@ import {
 
 /** RFC 9745 §2.1: Deprecation = sf-date, e.g. @1767225600. */
 const SF_DATE = /^@-?\d{1,15}$/;
+/**
+ * An IMF-fixdate that names a real instant: it reads back unchanged, so 31 Feb, hour 24 or a weekday
+ * that does not match the date are refused (Date.parse alone rolls them over).
+ */
+function isHttpDate(value: string): boolean {
+  const ms = Date.parse(value);
+  return IMF_FIXDATE.test(value) && !Number.isNaN(ms) && new Date(ms).toUTCString() === value;
+}
+
 /** RFC 9110 §5.6.7: IMF-fixdate, the form an HTTP-date is sent in. */
 const IMF_FIXDATE =
   /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d{2}:\d{2}:\d{2} GMT$/;
@@ -74,8 +83,7 @@ requirement('SHOW-SUNSET-HEADER', async (ctx) => {
   const deprecation = res.headers.deprecation?.trim();
   const expected = 'a Sunset header holding an HTTP-date (RFC 8594) not earlier than the Deprecation date';
   const shown = `200 with ${sunset === undefined ? 'no Sunset header' : `Sunset: ${sunset}`}${deprecation ? `, Deprecation: ${deprecation}` : ''}`;
-  if (sunset === undefined || !IMF_FIXDATE.test(sunset.trim()) || Number.isNaN(Date.parse(sunset)))
-    fail(res, expected, shown);
+  if (sunset === undefined || !isHttpDate(sunset.trim())) fail(res, expected, shown);
   if (deprecation && SF_DATE.test(deprecation) && Date.parse(sunset) < Number(deprecation.slice(1)) * 1000) {
     fail(res, expected, shown);
   }

@@ -261,6 +261,19 @@ export const variants: Variant[] = [
     },
   },
   {
+    name: 'create-body-message',
+    kind: 'faulty',
+    does: 'answers a create with 201 and {"message": "Pet created"} instead of the pet (allowed: MAY only)',
+    breaks: ['CREATE-RESPONSE-PET'],
+    server: {
+      wrap: rewriteResponse((res, req) =>
+        isCreate(req) && res.status === 201
+          ? { ...res, body: Buffer.from('{"message":"Pet created"}') }
+          : res,
+      ),
+    },
+  },
+  {
     name: 'malformed-json-500',
     kind: 'faulty',
     does: 'answers 500 to a body that is not JSON',
