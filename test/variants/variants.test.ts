@@ -18,7 +18,8 @@ import { variants as allVariants, type Variant } from './variants.ts';
  * While working on one variant: PETSTORE_VARIANTS=name,name npx vitest run test/variants runs only
  * those (the whole-catalog check is then skipped, since most variants did not run).
  */
-const selected = process.env.PETSTORE_VARIANTS?.split(',').filter(Boolean);
+const named = process.env.PETSTORE_VARIANTS?.split(',').filter(Boolean) ?? [];
+const selected = named.length > 0 ? named : undefined;
 const variants = selected ? allVariants.filter((v) => selected.includes(v.name)) : allVariants;
 
 const catalog = loadCatalog();
