@@ -26,8 +26,11 @@ export interface ReferenceOptions {
 
 export interface Dependencies {
   startReference(options: ReferenceOptions): Promise<ReferenceServer>;
-  /** The suites' vitest options (root, include, setup files, timeouts, provide) without reporters. */
-  suiteVitestOptions(config: Config): VitestOptions;
+  /**
+   * The suites' vitest options (root, include, setup files, timeouts, provide) without reporters;
+   * `openapi` is spec/openapi.yaml as the preflight validated and dereferenced it.
+   */
+  suiteVitestOptions(config: Config, openapi?: object): VitestOptions;
   /** The package root: suite files are named relative to it. */
   root(): string;
   version(): string;

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { packageVersion } from '../spec/paths.ts';
 import type { Config } from '../suites/harness/config.ts';
 import { endLines, paintFor, progressLine, startLines } from './console.ts';
-import { type Dependencies, defaultDependencies } from './dependencies.ts';
+import type { Dependencies } from './dependencies.ts';
 import { helpText } from './help.ts';
 import { renderHtml } from './html.ts';
 import { parseInvocation, type RunPlan, UsageError, withBaseUrl } from './options.ts';
@@ -23,7 +23,7 @@ import {
 import { createRedactor, type Redactor, redactStream } from './redact.ts';
 import { junitXml, type RunRecord, summaryJson, summaryMarkdown } from './reports.ts';
 import { isSelected, rollUp, type TestOutcome } from './rollup.ts';
-import { runSuites } from './run.ts';
+import type { runSuites } from './run.ts';
 import { redactTree, rotateReportDir, writeReports } from './write.ts';
 
 export const EXIT = { conformant: 0, nonConformant: 1, cannotJudge: 2 } as const;
@@ -36,12 +36,15 @@ export interface Io {
 
 const NAME = 'petstore-conformance';
 
-/** Runs the command; resolves to its exit status. Never rejects. */
+/**
+ * Runs the command; resolves to its exit status. Never rejects. `deps` defaults to
+ * defaultDependencies (cli/dependencies.ts), loaded only when a run starts.
+ */
 export async function main(
   argv: readonly string[],
   env: Readonly<Record<string, string | undefined>>,
   io: Io = { stdout: process.stdout, stderr: process.stderr, cwd: process.cwd() },
-  deps: Dependencies = defaultDependencies,
+  deps?: Dependencies,
 ): Promise<number> {
   const startedAt = new Date();
   let redactor: Redactor = createRedactor([]);
@@ -85,7 +88,7 @@ async function run(
   plan: RunPlan,
   env: Readonly<Record<string, string | undefined>>,
   io: Io,
-  deps: Dependencies,
+  givenDeps: Dependencies | undefined,
   redactor: Redactor,
   startedAt: Date,
 ): Promise<number> {
@@ -94,10 +97,18 @@ async function run(
   const warn = (line: string) =>
     io.stderr.write(`${redactor.text(paintFor(io.stderr, env).yellow(`warning: ${line}`))}\n`);
 
+  // vitest, allure-vitest and the reference implementation (about 0.4 s to load) load while the
+  // preflight validates the spec on a thread of its own; awaited only once the spec is known good.
+  const suites = quietly(import('./run.ts'));
+  const dependencies = quietly(
+    givenDeps ? Promise.resolve(givenDeps) : import('./dependencies.ts').then((m) => m.defaultDependencies),
+  );
   const spec = await loadSpec();
   checkOnly(spec.catalog, plan.config.only);
   checkReportDirs(plan.reportDir, plan.previousReportDir);
 
+  const deps = await dependencies;
+  const { runSuites } = await suites;
   let reference: { url: string; close(): Promise<void> } | undefined;
   let staging: string | undefined;
   let stopOnSignal: ((signal: NodeJS.Signals) => void) | undefined;
@@ -147,7 +158,7 @@ async function run(
     process.once('SIGINT', stopOnSignal);
     process.once('SIGTERM', stopOnSignal);
 
-    const suiteRun = await runSuites(deps.suiteVitestOptions(config), {
+    const suiteRun = await runSuites(deps.suiteVitestOptions(config, spec.openapi), {
       root: deps.root(),
       allureResultsDir: allureStaging,
       environmentInfo: environmentInfo(config, deps.version()),
@@ -233,6 +244,12 @@ async function run(
     if (staging) rmSync(staging, { recursive: true, force: true });
     if (reference) await withinMs(5_000, reference.close());
   }
+}
+
+/** The promise itself, its rejection marked handled: it is awaited later, or not at all when the run stops early. */
+function quietly<T>(promise: Promise<T>): Promise<T> {
+  promise.catch(() => undefined);
+  return promise;
 }
 
 /** Why the run cannot judge after the suites ran: they did not start, a file did not load, ids unreported. */

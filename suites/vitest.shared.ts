@@ -4,7 +4,7 @@ import type { InlineConfig } from 'vitest/node';
 import { loadCatalog } from '../spec/catalog.ts';
 import { packageRoot } from '../spec/paths.ts';
 import { testTimeoutFor } from './harness/budget.ts';
-import { CONFIG_KEY, type Config, REQUIREMENTS_KEY } from './harness/config.ts';
+import { CONFIG_KEY, type Config, OPENAPI_KEY, REQUIREMENTS_KEY } from './harness/config.ts';
 
 /**
  * Workers, each running its share of the test files one after another (with the tests of a file all
@@ -24,8 +24,10 @@ const WORKERS = Math.min(4, Math.max(2, availableParallelism()));
  * - root is the package root (found from spec/paths.ts), include is relative to it;
  * - setupFiles holds allure-vitest's setup, resolved to a path (a bare name would be read as a file
  *   under root), so Allure labels and attachments reach the allure-vitest reporter when it is added;
- * - provide hands the Config to the suites ({ [CONFIG_KEY]: config }), which inject it once, and the
- *   catalog's requirements, read once here rather than once per worker;
+ * - provide hands the Config to the suites ({ [CONFIG_KEY]: config }), which inject it once, the
+ *   catalog's requirements, read once here rather than once per worker, and, when the caller has it
+ *   (the CLI's preflight), spec/openapi.yaml validated and dereferenced, so that no worker loads
+ *   swagger-parser to dereference it again;
  * - testTimeout leaves room for every sequential request of a check to time out (harness/budget.ts),
  *   so that a server that never answers fails each check with the client's own message, not vitest's;
  * - tests of a file run concurrently and files run in parallel on a few workers that are not isolated
@@ -34,7 +36,7 @@ const WORKERS = Math.min(4, Math.max(2, availableParallelism()));
  *
  * This file is compiled into dist/ with the CLI that imports it: it imports nothing heavy.
  */
-export function suiteVitestOptions(config: Config): InlineConfig & { root: string } {
+export function suiteVitestOptions(config: Config, openapi?: object): InlineConfig & { root: string } {
   const timeout = config.timeoutMs;
   return {
     root: packageRoot(),
@@ -44,7 +46,11 @@ export function suiteVitestOptions(config: Config): InlineConfig & { root: strin
     testTimeout: testTimeoutFor(timeout),
     hookTimeout: timeout + 5_000,
     teardownTimeout: 5_000,
-    provide: { [CONFIG_KEY]: config, [REQUIREMENTS_KEY]: loadCatalog().requirements },
+    provide: {
+      [CONFIG_KEY]: config,
+      [REQUIREMENTS_KEY]: loadCatalog().requirements,
+      ...(openapi === undefined ? {} : { [OPENAPI_KEY]: openapi }),
+    },
     pool: 'threads',
     maxWorkers: WORKERS,
     isolate: false,

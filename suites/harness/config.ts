@@ -39,9 +39,18 @@ export const CONFIG_KEY = 'petstoreConformanceConfig' as const;
  */
 export const REQUIREMENTS_KEY = 'petstoreConformanceRequirements' as const;
 
+/**
+ * The key under which the CLI hands spec/openapi.yaml, already validated and dereferenced by its
+ * preflight (swagger-parser), to the workers: each worker would otherwise load swagger-parser and
+ * dereference the document again. A plain object (structured clone keeps the shared schema objects
+ * shared); without it, the workers dereference the file themselves.
+ */
+export const OPENAPI_KEY = 'petstoreConformanceOpenApi' as const;
+
 declare module 'vitest' {
   export interface ProvidedContext {
     [CONFIG_KEY]: Config;
     [REQUIREMENTS_KEY]?: readonly Requirement[];
+    [OPENAPI_KEY]?: unknown;
   }
 }
