@@ -5,7 +5,7 @@
 import path from 'node:path';
 import type { SerializedError } from 'vitest';
 import type { Reporter, TestCase, TestModule, TestSuite, Vitest } from 'vitest/node';
-import type { Failure, TestOutcome } from './rollup.ts';
+import type { Failure, ServerErrorSeen, TestOutcome } from './rollup.ts';
 
 /** A suite file that failed to load: no test of it ran, so its requirements cannot be judged. */
 export interface BrokenModule {
@@ -87,11 +87,13 @@ export class OutcomeCollector implements Reporter {
     const result = test.result();
     if (result.state === 'pending') return;
     this.seen.add(test.id);
+    const serverErrors = serverErrorsOf(test);
     const base = {
       requirementId: requirementIdOf(test),
       name: test.name,
       file: this.relative(test.module.moduleId),
       durationMs: Math.round(test.diagnostic()?.duration ?? 0),
+      ...(serverErrors.length > 0 ? { serverErrors } : {}),
     };
     let outcome: TestOutcome;
     if (result.state === 'failed') {
@@ -119,6 +121,21 @@ export class OutcomeCollector implements Reporter {
 function requirementIdOf(test: TestCase): string | undefined {
   const id = (test.meta() as { requirementId?: unknown }).requirementId;
   return typeof id === 'string' ? id : undefined;
+}
+
+/** The 5xx answers a test received (task.meta.serverErrors, set by the harness), well-formed ones only. */
+function serverErrorsOf(test: TestCase): ServerErrorSeen[] {
+  const seen = (test.meta() as { serverErrors?: unknown }).serverErrors;
+  if (!Array.isArray(seen)) return [];
+  return seen.filter(
+    (e): e is ServerErrorSeen =>
+      typeof e === 'object' &&
+      e !== null &&
+      typeof e.method === 'string' &&
+      typeof e.url === 'string' &&
+      typeof e.status === 'number' &&
+      typeof e.reproduce === 'string',
+  );
 }
 
 /** Errors of the describe blocks and the file around a test (failed beforeAll/afterAll hooks). */

@@ -14,6 +14,17 @@ export interface Failure {
   readonly reproduce?: string;
 }
 
+/** A 5xx answer a test received, whatever it checked (task.meta.serverErrors); masked. */
+export interface ServerErrorSeen {
+  readonly method: string;
+  readonly url: string;
+  readonly status: number;
+  readonly reproduce: string;
+}
+
+/** The MUST that no request of the suite is answered with a 5xx: every test's 5xx answers fail it. */
+export const NO_5XX_ID = 'ANY-NO-5XX';
+
 /** One vitest test, reduced to what the roll-up needs. */
 export interface TestOutcome {
   /** From testCase.meta().requirementId; undefined when a test carries none (a suite bug). */
@@ -26,6 +37,8 @@ export interface TestOutcome {
   readonly note?: string;
   readonly failures: readonly Failure[];
   readonly durationMs: number;
+  /** The 5xx answers this test received (the first few). */
+  readonly serverErrors?: readonly ServerErrorSeen[];
 }
 
 export interface RequirementResult {
@@ -98,6 +111,9 @@ export function rollUp(
   }
 
   const unjudged: string[] = [];
+  const fiveHundreds = outcomes.flatMap((o) =>
+    (o.serverErrors ?? []).map((e) => ({ ...e, checking: o.requirementId ?? o.name })),
+  );
   const results = catalog.requirements.map((r): RequirementResult => {
     const tests = byId.get(r.id) ?? [];
     const count = (s: Status) => tests.filter((t) => t.state === s).length;
@@ -113,6 +129,23 @@ export function rollUp(
       return { ...base, status: 'skipped', message: NOT_SELECTED, gating: false };
     }
     const failed = tests.filter((t) => t.state === 'failed');
+    if (r.id === NO_5XX_ID && failed.length === 0 && fiveHundreds.length > 0) {
+      // A 5xx seen by any check breaks this MUST ("no request the suite sends … is answered with a 5xx").
+      const [first, ...others] = fiveHundreds as [(typeof fiveHundreds)[0], ...typeof fiveHundreds];
+      const received = `${first.method} ${pathOf(first.url)} answered ${first.status} (seen while checking ${first.checking})${
+        others.length > 0 ? `; ${others.length} more 5xx seen by other checks` : ''
+      }`;
+      const expected = 'no 5xx status to any request the suite sends';
+      return {
+        ...base,
+        status: 'failed',
+        message: describeFailure({ message: received, expected, received }),
+        expected,
+        received,
+        reproduce: first.reproduce,
+        gating: gates(r.level, options.strict),
+      };
+    }
     if (failed.length > 0) {
       const failures = failed.flatMap((t) => t.failures);
       const first = failures.find((f) => f.reproduce !== undefined) ?? failures[0];
@@ -157,6 +190,11 @@ export function describeFailure(failure: Failure | undefined): string {
       .join('; ');
   }
   return firstLine(failure.message) || 'failed';
+}
+
+/** A URL without its scheme and host: "/v1/pets/12abc". */
+function pathOf(url: string): string {
+  return url.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i, '') || '/';
 }
 
 function firstLine(text: string): string {

@@ -319,6 +319,6 @@ requirement('VERSION-V1-PREFIX', async ({ api, config }) => {
 requirement('STORE-ORDERS-EXISTS', async ({ api, note }) => {
   const res = await api.get('/store/orders');
   await note(`GET /store/orders answered ${res.status}`);
-  if (res.status === 404 || res.status === 405)
-    fail(res, 'a status other than 404 and 405 (the operation is said to exist)');
+  if (res.status === 404 || res.status === 405 || res.status >= 500)
+    fail(res, 'a status other than 404, 405 and 5xx (the operation is said to exist and to work)');
 });

@@ -10,6 +10,18 @@ import { isSecretHeader, registerSecret, registerSecretHeader, registerSecretQue
 export const MAX_BODY_BYTES = 1024 * 1024;
 /** 429 answers waited out at most per request (and never past the request's time budget). */
 export const MAX_429_RETRIES = 4;
+/** 5xx answers a client keeps as evidence for ANY-NO-5XX (the first ones; later ones are only counted). */
+export const MAX_SERVER_ERRORS_KEPT = 3;
+
+/** A 5xx answer a check received: evidence for ANY-NO-5XX, whichever requirement was being checked. */
+export interface ServerErrorSeen {
+  readonly method: string;
+  /** Masked. */
+  readonly url: string;
+  readonly status: number;
+  /** A curl command that sends the request again, secrets masked. */
+  readonly reproduce: string;
+}
 
 /**
  * One keep-alive connection pool per worker, shared by every client of every test file the worker
@@ -89,6 +101,8 @@ class Timeout {
 export class Client {
   /** The exchanges of this client so far, masked, oldest first. */
   readonly exchanges: ExchangeRecord[] = [];
+  /** The first MAX_SERVER_ERRORS_KEPT responses with a 5xx status this client received, masked. */
+  readonly serverErrors: ServerErrorSeen[] = [];
   private readonly timeoutMs: number;
   private readonly maxBodyBytes: number;
 
@@ -156,6 +170,10 @@ export class Client {
       const durationMs = performance.now() - started;
       const exchange = recordExchange(sent, { ...outcome, retries, durationMs });
       this.exchanges.push(exchange);
+      const reproduce = toCurl(sent);
+      if (outcome.status >= 500 && this.serverErrors.length < MAX_SERVER_ERRORS_KEPT) {
+        this.serverErrors.push({ method: sent.method, url: exchange.url, status: outcome.status, reproduce });
+      }
       return {
         request: sent,
         status: outcome.status,
@@ -166,7 +184,7 @@ export class Client {
         retries,
         durationMs,
         exchange,
-        reproduce: toCurl(sent),
+        reproduce,
       };
     }
   }

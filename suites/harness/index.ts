@@ -18,6 +18,7 @@ export {
   type ClientOptions,
   MAX_BODY_BYTES,
   type RequestOptions,
+  type ServerErrorSeen,
 } from './client.ts';
 export { CONFIG_KEY, type Config } from './config.ts';
 export { Contract, type ContractIssue, formatIssues, loadContract, type Schema } from './contract.ts';

@@ -1,7 +1,7 @@
 import { inject, type TestContext, test } from 'vitest';
 import type { Level, Need, Requirement } from '../../spec/catalog.ts';
 import { attachExchanges, labelRequirement } from './allure.ts';
-import { Client } from './client.ts';
+import { Client, type ServerErrorSeen } from './client.ts';
 import { type Config, REQUIREMENTS_KEY } from './config.ts';
 import { type Contract, loadContract } from './contract.ts';
 import { freshId, newPet, type PetInput, runConfig } from './run.ts';
@@ -13,6 +13,8 @@ declare module 'vitest' {
     requirementLevel?: Level;
     /** The HTTP requests the test sent (429 retries not counted). */
     exchangeCount?: number;
+    /** The first 5xx answers the test received (ANY-NO-5XX fails on them, whatever the test checks). */
+    serverErrors?: ServerErrorSeen[];
   }
 }
 
@@ -112,6 +114,7 @@ function define(r: Requirement, row: Row | undefined, check: Check): void {
       throw err;
     } finally {
       ctx.task.meta.exchangeCount = api.exchanges.length;
+      if (api.serverErrors.length > 0) ctx.task.meta.serverErrors = [...api.serverErrors];
     }
   });
 }

@@ -30,6 +30,61 @@ const outcome = (
   ...extra,
 });
 
+describe('roll-up: a 5xx seen by any check fails ANY-NO-5XX', () => {
+  const withNo5xx = [...requirements, req('ANY-NO-5XX', 'MUST', 'any' as Requirement['operation'])];
+  const catalog5 = { requirements: withNo5xx, get: (id: string) => withNo5xx.find((r) => r.id === id) };
+  const seen = {
+    method: 'GET',
+    url: 'http://127.0.0.1:8080/v1/pets/12abc',
+    status: 500,
+    reproduce: "curl -sS 'http://127.0.0.1:8080/v1/pets/12abc'",
+  };
+  const outcomes = [
+    outcome('LIST-A', 'passed'),
+    outcome('LIST-B', 'passed'),
+    outcome('LIST-C', 'passed'),
+    outcome('SHOW-A', 'failed', { failures: [{ message: 'x' }], serverErrors: [seen] }),
+    outcome('ANY-NO-5XX', 'passed'),
+  ];
+
+  test('fails, gating, naming the request, the status and the check that saw it, with its curl line', () => {
+    const { results, verdict } = rollUp(catalog5, outcomes, { only: [], strict: false });
+    const no5xx = results.find((r) => r.id === 'ANY-NO-5XX');
+    expect(no5xx).toMatchObject({
+      status: 'failed',
+      gating: true,
+      received: 'GET /v1/pets/12abc answered 500 (seen while checking SHOW-A)',
+      reproduce: seen.reproduce,
+    });
+    expect(no5xx?.message).toContain('GET /v1/pets/12abc answered 500 (seen while checking SHOW-A)');
+    expect(verdict).toBe('non-conformant');
+  });
+
+  test('counts the others, and passes when no test saw a 5xx', () => {
+    const more = [
+      ...outcomes,
+      outcome('LIST-A', 'passed', { serverErrors: [seen, { ...seen, status: 503 }] }),
+    ];
+    const no5xx = rollUp(catalog5, more, { only: [], strict: false }).results.find(
+      (r) => r.id === 'ANY-NO-5XX',
+    );
+    expect(no5xx?.received).toMatch(/; 2 more 5xx seen by other checks$/);
+    const clean = outcomes.map((o) => (o.requirementId === 'SHOW-A' ? outcome('SHOW-A', 'passed') : o));
+    expect(rollUp(catalog5, clean, { only: [], strict: false }).results.at(-1)?.status).toBe('passed');
+  });
+
+  test('its own failing probe keeps its own evidence; --only without it leaves it not selected', () => {
+    const own = outcomes.map((o) =>
+      o.requirementId === 'ANY-NO-5XX'
+        ? outcome('ANY-NO-5XX', 'failed', { failures: [{ message: 'm', expected: 'e', received: 'own' }] })
+        : o,
+    );
+    expect(rollUp(catalog5, own, { only: [], strict: false }).results.at(-1)?.received).toBe('own');
+    const r = rollUp(catalog5, outcomes, { only: ['SHOW'], strict: false });
+    expect(r.results.at(-1)).toMatchObject({ status: 'skipped', message: NOT_SELECTED });
+  });
+});
+
 describe('roll-up: one result per catalog requirement, in catalog order', () => {
   test('failed if any test failed, else passed if any passed, else skipped with the reason', () => {
     const { results } = rollUp(

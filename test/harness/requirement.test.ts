@@ -130,6 +130,16 @@ describe('what a reporter of the CLI receives from a run of the suites', () => {
     expect(listOk?.state).toBe('failed');
     expect(listOk?.meta.requirementLevel).toBe('MUST');
     expect(listOk?.meta.exchangeCount).toBe(1);
+    // Every 5xx a check receives is kept in its meta, masked, for ANY-NO-5XX in the roll-up.
+    expect(listOk?.meta.serverErrors).toEqual([
+      {
+        method: 'GET',
+        url: `${server.url}/pets`,
+        status: 500,
+        reproduce: `curl -sS '${server.url}/pets' -H 'x-api-key: ***'`,
+      },
+    ]);
+    expect(JSON.stringify(seen.map((t) => t.meta))).not.toContain('harness-secret-key');
     const error = listOk?.errors[0] ?? {};
     expect(error.name).toBe('ConformanceError');
     expect(error.expected).toBe('status 200');
