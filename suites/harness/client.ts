@@ -159,13 +159,27 @@ export class Client {
           exchanges: this.exchanges.slice(-3),
         });
       }
-      if (outcome.status === 429 && retries < MAX_429_RETRIES) {
+      if (outcome.status === 429) {
+        // A 429 is never handed to a check: "any 4xx" or "not 2xx" would pass without judging.
         const wait = retryAfterMs(outcome.headers['retry-after']) ?? 100 * 2 ** retries;
-        if (performance.now() + wait < deadline - 50) {
+        const fits = performance.now() + wait < deadline - 50;
+        if (retries < MAX_429_RETRIES && fits) {
           retries++;
           await sleep(wait, this.options.signal);
           continue;
         }
+        const durationMs = performance.now() - started;
+        const exchange = recordExchange(sent, { ...outcome, retries, durationMs });
+        this.exchanges.push(exchange);
+        throw new ConformanceError({
+          expected: `an answer other than 429 to ${method} ${path} within ${this.timeoutMs} ms (429s waited out)`,
+          received:
+            retries >= MAX_429_RETRIES
+              ? `rate-limited: still 429 after ${retries} retries`
+              : `rate-limited: 429 with Retry-After ${Math.ceil(wait / 1000)} s, which exceeds what --timeout-ms ${this.timeoutMs} leaves (${Math.max(0, Math.round(deadline - performance.now()))} ms)`,
+          reproduce: toCurl(sent),
+          exchanges: this.exchanges.slice(-3),
+        });
       }
       const durationMs = performance.now() - started;
       const exchange = recordExchange(sent, { ...outcome, retries, durationMs });

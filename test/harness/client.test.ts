@@ -164,7 +164,7 @@ describe('the client, on the way', () => {
     expect(calls).toBe(3);
   });
 
-  test('429 retries are bounded in number', async () => {
+  test('429 retries are bounded in number, and a 429 left over fails the request: a check never judges it', async () => {
     let calls = 0;
     server = await httpServer((req, res) => {
       req.resume();
@@ -172,22 +172,26 @@ describe('the client, on the way', () => {
       res.writeHead(429, { 'retry-after': '0' });
       res.end();
     });
-    const res = await new Client(testConfig(server.url)).get('/pets');
-    expect(res.status).toBe(429);
+    const api = new Client(testConfig(server.url));
+    const err = await rejection(api.get('/pets'));
     expect(calls).toBe(MAX_429_RETRIES + 1);
+    expect(err.received).toBe(`rate-limited: still 429 after ${MAX_429_RETRIES} retries`);
+    expect(err.reproduce).toBe(`curl -sS '${server.url}/pets'`);
+    expect(api.exchanges.at(-1)).toMatchObject({ status: 429, retries: MAX_429_RETRIES });
   });
 
-  test('a Retry-After longer than the time budget is not waited: the 429 is the answer', async () => {
+  test('a Retry-After longer than the time budget is not waited, and fails the request saying so', async () => {
     server = await httpServer((req, res) => {
       req.resume();
       res.writeHead(429, { 'retry-after': '30' });
       res.end();
     });
     const started = performance.now();
-    const res = await new Client(testConfig(server.url, { timeoutMs: 500 })).get('/pets');
+    const err = await rejection(new Client(testConfig(server.url, { timeoutMs: 500 })).get('/pets'));
     expect(performance.now() - started).toBeLessThan(2_000); // not the 30 s asked for
-    expect(res.status).toBe(429);
-    expect(res.retries).toBe(0);
+    expect(err.received).toMatch(
+      /^rate-limited: 429 with Retry-After 30 s, which exceeds what --timeout-ms 500 leaves/,
+    );
   });
 
   test('redirects are not followed', async () => {
