@@ -223,7 +223,7 @@ const Pet = contract.schema('Pet');
 const validPets = arbitraryOf(Pet) as fc.Arbitrary<Record<string, unknown> & { id: bigint }>;
 const NUM_RUNS = 60;
 
-requirement('CREATE-VALID-GENERATED', async ({ api, config, freshId }) => {
+requirement('CREATE-VALID-GENERATED', async ({ api, config, freshId, note }) => {
   await checkGenerated(
     config,
     validPets,
@@ -235,11 +235,11 @@ requirement('CREATE-VALID-GENERATED', async ({ api, config, freshId }) => {
       const res = await api.post('/pets', { json: pet });
       expectStatus(res, 201);
     },
-    { numRuns: NUM_RUNS },
+    { numRuns: NUM_RUNS, note },
   );
 });
 
-requirement('CREATE-INVALID-GENERATED', async ({ api, config, freshId }) => {
+requirement('CREATE-INVALID-GENERATED', async ({ api, config, freshId, note }) => {
   await checkGenerated(
     config,
     fc.record({ pet: validPets, mutation: mutationsOf(Pet) }),
@@ -251,6 +251,6 @@ requirement('CREATE-INVALID-GENERATED', async ({ api, config, freshId }) => {
       const res = await api.post('/pets', { json: body });
       expectStatusBetween(res, 400, 499);
     },
-    { numRuns: NUM_RUNS },
+    { numRuns: NUM_RUNS, note },
   );
 });

@@ -172,20 +172,29 @@ function isNoResponse(err: unknown): boolean {
   return isConformanceError(err) && err.expected.startsWith('a complete HTTP response');
 }
 
+/** Fewer generated cases than this within the budget fail the check: too few to judge the property. */
+export const MIN_GENERATED_CASES = 5;
+
 export interface GeneratedOptions {
   readonly numRuns: number;
   /**
-   * Generated cases stop being tried after this long (shrinking included); what was tried is judged.
-   * Default GENERATED_BUDGET_FACTOR × config.timeoutMs.
+   * No new generated case (shrinks included) starts after this long; a case already started finishes
+   * and counts. Default GENERATED_BUDGET_FACTOR × config.timeoutMs.
    */
   readonly budgetMs?: number;
+  /** Fewer cases than this run within the budget fail the check (default MIN_GENERATED_CASES). */
+  readonly minRuns?: number;
+  /** Records how many cases ran (the check's note()). */
+  readonly note?: (message: string) => Promise<void>;
 }
 
 /**
  * Checks a property over generated inputs, seeded by config.seed and shrunk on failure. The first case
  * that gets no response at all (a hanging or resetting server) ends the check at once, without
- * shrinking, so that a dead server costs one timeout and not one per case. A failure is rethrown as a
- * ConformanceError whose `received` names the smallest counterexample, the seed and the path.
+ * shrinking, so that a dead server costs one timeout and not one per case. The budget is checked
+ * before each case starts, never by racing a running one: a case that started is judged, so a failing
+ * case is never thrown away. Fewer than minRuns cases within the budget fail the check. A failure is
+ * rethrown as a ConformanceError whose `received` names the smallest counterexample, the seed and the path.
  */
 export async function checkGenerated<T>(
   config: Config,
@@ -193,9 +202,15 @@ export async function checkGenerated<T>(
   check: (input: T) => Promise<void>,
   options: GeneratedOptions,
 ): Promise<{ numRuns: number }> {
+  const budgetMs = options.budgetMs ?? GENERATED_BUDGET_FACTOR * config.timeoutMs;
+  const minRuns = Math.min(options.minRuns ?? MIN_GENERATED_CASES, options.numRuns);
+  const endsAt = performance.now() + budgetMs;
   let noResponse: unknown;
+  let ran = 0;
   const property = fc.asyncProperty(arbitrary, async (input) => {
-    if (noResponse) return;
+    // Past the budget no case starts (it passes unjudged); the cases that ran are what is judged.
+    if (noResponse || performance.now() >= endsAt) return;
+    ran++;
     try {
       await check(input);
     } catch (err) {
@@ -206,11 +221,10 @@ export async function checkGenerated<T>(
       throw err;
     }
   });
-  const details = await fc.check(property, {
-    seed: config.seed,
-    numRuns: options.numRuns,
-    plugins: [fc.interruptAfterTimeLimit(options.budgetMs ?? GENERATED_BUDGET_FACTOR * config.timeoutMs)],
-  });
+  const details = await fc.check(property, { seed: config.seed, numRuns: options.numRuns });
+  await options.note?.(
+    `${ran} generated case(s) checked${details.failed ? ` (shrinks included)` : ''} within a budget of ${budgetMs} ms (seed ${config.seed})`,
+  );
   if (noResponse) throw noResponse;
   if (details.failed) {
     const err = details.errorInstance;
@@ -226,5 +240,12 @@ export async function checkGenerated<T>(
     }
     throw new Error(`generated case ${counterexample} (${where}) failed: ${String(err)}`, { cause: err });
   }
-  return { numRuns: details.numRuns };
+  if (ran < minRuns) {
+    throw new ConformanceError({
+      expected: `at least ${minRuns} generated cases checked within ${budgetMs} ms`,
+      received: `only ${ran} case(s) answered within the budget: the server is too slow to judge the property`,
+      reproduce: `rerun with --seed ${config.seed} and a larger --timeout-ms (the budget grows with it)`,
+    });
+  }
+  return { numRuns: ran };
 }

@@ -95,4 +95,56 @@ describe('inputs generated from the Pet schema of spec/openapi.yaml', () => {
     expect(err).toBe(noResponse);
     expect(calls).toBe(1);
   });
+
+  test('the budget stops new cases but never discards a started one: a slow failing case is judged', async () => {
+    let calls = 0;
+    const notes: string[] = [];
+    const err = await checkGenerated(
+      testConfig('http://127.0.0.1:1/v1', { seed: 3 }),
+      fc.integer({ min: 0, max: 1000 }),
+      async (n) => {
+        calls++;
+        if (calls < 6) return;
+        // The sixth case runs well past the budget, then fails: it must count.
+        await new Promise((r) => setTimeout(r, 300));
+        throw new ConformanceError({
+          expected: 'a fast answer',
+          received: `slow ${n}`,
+          reproduce: 'curl slow',
+        });
+      },
+      { numRuns: 50, budgetMs: 100, note: async (m) => void notes.push(m) },
+    ).then(
+      () => undefined,
+      (e: unknown) => e as ConformanceError,
+    );
+    expect(err).toBeInstanceOf(ConformanceError);
+    expect(err?.expected).toBe('a fast answer');
+    expect(err?.reproduce).toBe('curl slow');
+    expect(calls).toBe(6); // no case started after the budget, not even to shrink
+    expect(notes[0]).toMatch(/^6 generated case\(s\) checked/);
+  });
+
+  test('fewer cases than the minimum within the budget fail the check; the count is noted', async () => {
+    const notes: string[] = [];
+    const err = await checkGenerated(
+      testConfig('http://127.0.0.1:1/v1'),
+      fc.integer(),
+      () => new Promise<void>((r) => setTimeout(r, 60)),
+      { numRuns: 50, budgetMs: 100, note: async (m) => void notes.push(m) },
+    ).then(
+      () => undefined,
+      (e: unknown) => e as ConformanceError,
+    );
+    expect(err).toBeInstanceOf(ConformanceError);
+    expect(err?.expected).toBe('at least 5 generated cases checked within 100 ms');
+    expect(err?.received).toMatch(/^only [1-4] case\(s\) answered within the budget/);
+    expect(notes).toEqual([
+      expect.stringMatching(/^[1-4] generated case\(s\) checked within a budget of 100 ms/),
+    ]);
+    const done = await checkGenerated(testConfig('http://127.0.0.1:1/v1'), fc.integer(), async () => {}, {
+      numRuns: 20,
+    });
+    expect(done.numRuns).toBe(20);
+  });
 });
