@@ -5,6 +5,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { loadCatalog, type Requirement } from '../spec/catalog.ts';
 import { packageVersion } from '../spec/paths.ts';
 import type { Config } from '../suites/harness/config.ts';
 import { endLines, paintFor, progressLine, startLines } from './console.ts';
@@ -22,7 +23,7 @@ import {
 } from './preflight.ts';
 import { createRedactor, type Redactor, redactStream } from './redact.ts';
 import { junitXml, type RunRecord, summaryJson, summaryMarkdown } from './reports.ts';
-import { isSelected, rollUp, type TestOutcome } from './rollup.ts';
+import { cannotJudgeRollUp, isSelected, rollUp, type TestOutcome } from './rollup.ts';
 import type { runSuites } from './run.ts';
 import { redactTree, rotateReportDir, writeReports } from './write.ts';
 
@@ -92,8 +93,6 @@ async function run(
   redactor: Redactor,
   startedAt: Date,
 ): Promise<number> {
-  const p = paintFor(io.stdout, env);
-  const out = (line = '') => io.stdout.write(`${redactor.text(line)}\n`);
   const warn = (line: string) =>
     io.stderr.write(`${redactor.text(paintFor(io.stderr, env).yellow(`warning: ${line}`))}\n`);
 
@@ -103,9 +102,89 @@ async function run(
   const dependencies = quietly(
     givenDeps ? Promise.resolve(givenDeps) : import('./dependencies.ts').then((m) => m.defaultDependencies),
   );
+  // The report folder first: a folder a run may not write into gets no report, not even a could-not-judge one.
+  checkReportDirs(plan.reportDir, plan.previousReportDir);
+  const state: JudgeState = { rotated: false };
+  try {
+    return await judge(plan, env, io, dependencies, suites, redactor, startedAt, state);
+  } catch (error) {
+    // Every run writes summary.json: a run that cannot judge says so, so that no stale verdict is published.
+    const reason =
+      error instanceof CannotJudgeError
+        ? error.message
+        : `internal error: ${oneLine(error instanceof Error ? error.message : String(error))}`;
+    try {
+      writeCannotJudge(plan, reason, startedAt, redactor, io.cwd, state.rotated);
+    } catch (writeError) {
+      warn(`could not write the could-not-judge report: ${oneLine(String(writeError))}`);
+    }
+    throw error;
+  }
+}
+
+/** Whether the run already moved the previous run's reports aside. */
+interface JudgeState {
+  rotated: boolean;
+}
+
+/**
+ * The reports of a run that could not judge (exit 2 after the options parsed): the previous run's
+ * reports move aside as for any run, summary.json says "non-conformant" with the reason in `error`
+ * and every requirement skipped "could not judge: …", and summary.md says why.
+ */
+function writeCannotJudge(
+  plan: RunPlan,
+  reason: string,
+  startedAt: Date,
+  redactor: Redactor,
+  cwd: string,
+  rotated: boolean,
+): void {
+  if (!rotated) rotateReportDir(plan.reportDir, plan.previousReportDir);
+  let requirements: readonly Requirement[] = [];
+  try {
+    requirements = loadCatalog().requirements;
+  } catch {
+    // An invalid catalog: no requirement to list.
+  }
+  const record: RunRecord = {
+    version: packageVersion(),
+    target: plan.target.kind === 'reference' ? '(bundled reference implementation)' : plan.target.baseUrl,
+    targetFrom: plan.target.kind === 'reference' ? 'bundled reference implementation' : plan.target.from,
+    startedAt,
+    durationMs: Date.now() - startedAt.getTime(),
+    config: withBaseUrl(plan.config, plan.target.kind === 'reference' ? '' : plan.target.baseUrl),
+    rollUp: cannotJudgeRollUp(requirements, reason),
+    operations: new Map(),
+    error: reason,
+  };
+  writeReports(
+    plan.reportDir,
+    [
+      { name: 'summary.json', content: summaryJson(record) },
+      { name: 'summary.md', content: summaryMarkdown(record, displayPath(plan.reportDir, cwd)) },
+    ],
+    undefined,
+    redactor,
+  );
+}
+
+async function judge(
+  plan: RunPlan,
+  env: Readonly<Record<string, string | undefined>>,
+  io: Io,
+  dependencies: Promise<Dependencies>,
+  suites: Promise<typeof import('./run.ts')>,
+  redactor: Redactor,
+  startedAt: Date,
+  state: JudgeState,
+): Promise<number> {
+  const p = paintFor(io.stdout, env);
+  const out = (line = '') => io.stdout.write(`${redactor.text(line)}\n`);
+  const warn = (line: string) =>
+    io.stderr.write(`${redactor.text(paintFor(io.stderr, env).yellow(`warning: ${line}`))}\n`);
   const spec = await loadSpec();
   checkOnly(spec.catalog, plan.config.only);
-  checkReportDirs(plan.reportDir, plan.previousReportDir);
 
   const deps = await dependencies;
   const { runSuites } = await suites;
@@ -147,6 +226,7 @@ async function run(
 
     // The run starts: the previous run's reports move aside, so the folder never shows stale results.
     rotateReportDir(plan.reportDir, plan.previousReportDir);
+    state.rotated = true;
     staging = mkdtempSync(path.join(tmpdir(), 'petstore-conformance-'));
     const allureStaging = path.join(staging, 'allure-results');
     // Interrupted (Ctrl-C, a cancelled CI job): leave no staging folder behind, exit as signals do.
@@ -194,10 +274,7 @@ async function run(
     const broken = suiteProblems(suiteRun, summary.unjudged);
     if (broken.length > 0 && !suiteRun.deadlineHit) {
       for (const line of broken) io.stderr.write(`${redactor.text(line)}\n`);
-      io.stderr.write(
-        `${redactor.text(`${NAME}: could not judge: the suite itself broke (see above); no report was written`)}\n`,
-      );
-      return EXIT.cannotJudge;
+      throw new CannotJudgeError(`the suite itself broke: ${oneLine(broken[0] ?? '')}`);
     }
     for (const e of suiteRun.unhandledErrors) warn(`an error escaped the suite's tests: ${oneLine(e)}`);
     if (suiteRun.deadlineHit)

@@ -17,6 +17,8 @@ export interface RunRecord {
   readonly rollUp: RollUp;
   /** operationId → "GET /pets". */
   readonly operations: ReadonlyMap<string, string>;
+  /** The run could not judge (exit 2): why, in one line. */
+  readonly error?: string;
 }
 
 /** summary.json, exactly as CONTRACT.md gives it (plus expected/received on failures, options.only). */
@@ -35,6 +37,7 @@ export function summaryJson(run: RunRecord): string {
       only: [...config.only],
     },
     verdict: rollUp.verdict,
+    ...(run.error === undefined ? {} : { error: run.error }),
     totals: { ...rollUp.totals },
     results: rollUp.results.map((r) => ({
       id: r.id,
@@ -127,6 +130,16 @@ export function summaryMarkdown(run: RunRecord, reportDir: string): string {
   const { rollUp, config } = run;
   const conformant = rollUp.verdict === 'conformant';
   const failed = rollUp.results.filter((r) => r.status === 'failed');
+  if (run.error !== undefined) {
+    return [
+      '## petstore-conformance: ⚠️ could not judge',
+      '',
+      `The run stopped before it could judge \`${run.target}\`: ${md(run.error)}`,
+      '',
+      `No requirement was checked; the verdict counts as non-conformant (exit 2). Fix the cause and run again (seed \`${config.seed}\`, petstore-conformance ${run.version}).`,
+      '',
+    ].join('\n');
+  }
   const out: string[] = [
     `## petstore-conformance: ${conformant ? '✅ conformant' : '❌ non-conformant'}`,
     '',

@@ -178,6 +178,30 @@ export function rollUp(
   return { results, verdict, totals, unjudged, suiteWarnings };
 }
 
+/**
+ * The roll-up of a run that could not judge: every requirement skipped with the reason, totals zero,
+ * and the verdict non-conformant, so that a gate never reads a run that judged nothing as conformant.
+ */
+export function cannotJudgeRollUp(requirements: readonly Requirement[], reason: string): RollUp {
+  return {
+    results: requirements.map((r) => ({
+      id: r.id,
+      level: r.level,
+      title: r.title,
+      operation: r.operation,
+      status: 'skipped',
+      message: `could not judge: ${reason}`,
+      gating: false,
+      tests: { passed: 0, failed: 0, skipped: 0 },
+      durationMs: 0,
+    })),
+    verdict: 'non-conformant',
+    totals: { passed: 0, failed: 0, skipped: 0 },
+    unjudged: [],
+    suiteWarnings: [],
+  };
+}
+
 /** "what was expected and what came back", in one line. */
 export function describeFailure(failure: Failure | undefined): string {
   if (!failure) return 'failed without an error message';

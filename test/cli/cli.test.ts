@@ -1,6 +1,6 @@
 // The real command, as a child process, against the reference implementation and against servers
 // with one deliberate fault. Runs are started up front, two at a time, and shared by the assertions.
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { XMLParser } from 'fast-xml-parser';
@@ -301,17 +301,25 @@ describe('installed as a dependency of another project (npm pack, npm install <t
     const r = await runs.packedInvalidSpec!;
     expect(r.code, failMessage(r)).toBe(2);
     expect(r.stderr).toMatch(/could not judge: the spec is invalid: .*openapi\.yaml/);
-    expect(existsSync(path.join(await installed, 'reports', 'invalid'))).toBe(false);
+    const summary = readJson(path.join(await installed, 'reports', 'invalid', 'summary.json'));
+    expect(summary.verdict).toBe('non-conformant');
+    expect(summary.error).toMatch(/^the spec is invalid: .*openapi\.yaml/);
   });
 });
 
 describe('a suite that breaks or gets stuck', () => {
-  test('a suite file that does not load: could not judge (exit 2), naming the file, and no report', async () => {
+  test('a suite file that does not load: could not judge (exit 2), naming the file, in summary.json too', async () => {
     const r = await runs.broken!;
     expect(r.code, failMessage(r)).toBe(2);
     expect(r.stderr).toMatch(/suite file test\/cli\/fixtures\/broken\/broken\.check\.ts failed to load/);
     expect(r.stderr).toContain('could not judge');
-    expect(existsSync(dir('broken'))).toBe(false);
+    const summary = readJson(path.join(dir('broken'), 'summary.json'));
+    expect(summary).toMatchObject({
+      verdict: 'non-conformant',
+      totals: { passed: 0, failed: 0, skipped: 0 },
+    });
+    expect(summary.error).toMatch(/^the suite itself broke: suite file .*broken\.check\.ts failed to load/);
+    expect(existsSync(path.join(dir('broken'), 'junit.xml'))).toBe(false);
   });
 
   test('a test that never yields: the run is cut at its deadline, the unfinished checks fail (exit 1)', async () => {
@@ -327,14 +335,13 @@ describe('a suite that breaks or gets stuck', () => {
   });
 });
 
-describe.concurrent('could not judge: exit 2 with one line saying what to fix, and no report', () => {
+describe.concurrent('could not judge: exit 2 with one line saying what to fix', () => {
   test.each([
     [['--bogus'], /unknown option --bogus/],
     [['--seed', 'abc'], /--seed takes a whole number/],
     [['--target', 'staging'], /PETSTORE_STAGING_URL/],
     [['--base-url', 'ftp://x/v1'], /http or https/],
-    [['--only', 'NOPE'], /--only NOPE selects no requirement/],
-  ])('%j', async (args, message) => {
+  ])('options that do not parse: %j, and no report', async (args, message) => {
     const r = await runCli([...args, '--report-dir', dir('never')]);
     expect(r.code, failMessage(r)).toBe(2);
     expect(r.stderr).toMatch(message);
@@ -342,14 +349,54 @@ describe.concurrent('could not judge: exit 2 with one line saying what to fix, a
     expect(existsSync(dir('never'))).toBe(false);
   });
 
-  test('an unreachable target (a closed port)', async () => {
+  /** A report folder holding an earlier run's conformant verdict, which a could-not-judge run must not leave in place. */
+  function previousRun(name: string): string {
+    const folder = dir(name);
+    mkdirSync(folder, { recursive: true });
+    writeFileSync(path.join(folder, 'summary.json'), '{"verdict":"conformant","stale":true}\n');
+    writeFileSync(path.join(folder, 'summary.md'), 'stale\n');
+    return folder;
+  }
+
+  /** summary.json and summary.md of a run that could not judge; the earlier run moved to <dir>.previous. */
+  function expectCannotJudgeReports(folder: string, reason: RegExp): void {
+    const summary = readJson(path.join(folder, 'summary.json'));
+    expect(summary.verdict).toBe('non-conformant');
+    expect(summary.error).toMatch(reason);
+    expect(summary.totals).toEqual({ passed: 0, failed: 0, skipped: 0 });
+    expect(summary.results).toHaveLength(catalog.requirements.length);
+    for (const result of summary.results) {
+      expect(result.status).toBe('skipped');
+      expect(result.message).toBe(`could not judge: ${summary.error}`);
+    }
+    const markdown = readFileSync(path.join(folder, 'summary.md'), 'utf8');
+    expect(markdown).toContain('could not judge');
+    expect(markdown).not.toContain('stale');
+    expect(readJson(path.join(`${folder}.previous`, 'summary.json'))).toEqual({
+      verdict: 'conformant',
+      stale: true,
+    });
+  }
+
+  test('--only that selects nothing', async () => {
+    const folder = previousRun('only-nothing');
+    const r = await runCli(['--only', 'NOPE', '--report-dir', folder]);
+    expect(r.code, failMessage(r)).toBe(2);
+    expect(r.stderr).toMatch(/--only NOPE selects no requirement/);
+    expect(r.stdout).toBe('');
+    expectCannotJudgeReports(folder, /^--only NOPE selects no requirement/);
+  });
+
+  test('an unreachable target (a closed port): summary.json says so, the previous run moves aside', async () => {
     const port = await closedPort();
-    const r = await runCli(['--report-dir', dir('never')], {
+    const folder = previousRun('unreachable');
+    const r = await runCli(['--report-dir', folder], {
       env: { PETSTORE_BASE_URL: `http://127.0.0.1:${port}/v1` },
     });
     expect(r.code, failMessage(r)).toBe(2);
     expect(r.stderr).toMatch(/target unreachable: 127\.0\.0\.1:\d+: connection refused/);
-    expect(existsSync(dir('never'))).toBe(false);
+    expectCannotJudgeReports(folder, /^target unreachable: 127\.0\.0\.1:\d+: connection refused/);
+    expect(readJson(path.join(folder, 'summary.json')).target).toBe(`http://127.0.0.1:${port}/v1`);
   });
 });
 
