@@ -2,6 +2,7 @@ import {
   applyMutation,
   arbitraryOf,
   checkGenerated,
+  clip,
   contract,
   createPet,
   exactInteger,
@@ -49,7 +50,7 @@ requirement('CREATE-RESPONSE-PET', async ({ api, newPet, skip }) => {
   const expected = 'a 201 body that is the created pet';
   const { value, exact } = expectJsonObject(res, expected);
   const issues = contract.validate(contract.schema('Pet'), value, exact);
-  if (issues.length > 0) fail(res, expected, `201, ${formatIssues(issues)}; body: ${res.text.slice(0, 300)}`);
+  if (issues.length > 0) fail(res, expected, `201, ${formatIssues(issues)}; body: ${clip(res.text, 300)}`);
   const diffs = sameFields(value, exact as Record<string, unknown>, sent);
   if (diffs.length > 0) fail(res, expected, `201 with another pet: ${diffs.join(', ')}`);
 });
@@ -145,7 +146,7 @@ requirement('CREATE-PERSISTED', async ({ api, newPet }) => {
   expectStatus(res, 200);
   const { value, exact } = expectJsonObject(res, expected);
   const diffs = sameFields(value, exact as Record<string, unknown>, pet);
-  if (diffs.length > 0) fail(res, expected, `200 with ${diffs.join(', ')}: ${res.text.slice(0, 300)}`);
+  if (diffs.length > 0) fail(res, expected, `200 with ${diffs.join(', ')}: ${clip(res.text, 300)}`);
 });
 
 requirement.each(
@@ -169,7 +170,7 @@ requirement.each(
     const { exact } = expectJsonObject(res, expected);
     const shown = (exact as { id?: unknown }).id;
     if (exactInteger(shown) !== id) {
-      fail(res, expected, `200 with id ${exactText(shown)}: ${res.text.slice(0, 300)}`);
+      fail(res, expected, `200 with id ${exactText(shown)}: ${clip(res.text, 300)}`);
     }
   },
 );

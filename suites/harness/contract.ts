@@ -4,6 +4,7 @@ import addFormatsModule from 'ajv-formats';
 import { inject } from 'vitest';
 import { specFiles } from '../../spec/paths.ts';
 import { OPENAPI_KEY } from './config.ts';
+import { clip } from './exchange.ts';
 import { exactInteger, exactText, INT64_MAX, INT64_MIN, inInt64, isExactNumber, parseExact } from './json.ts';
 
 // ajv-formats is CommonJS with a default export; under NodeNext the callable is one level down.
@@ -258,8 +259,9 @@ function safeJson(value: unknown): string {
   }
 }
 
+/** Masked first, then cut (a cut inside a secret would leave its start unmasked). */
 function cut(text: string, max = 300): string {
-  return text.length <= max ? text : `${text.slice(0, max)}…`;
+  return clip(text, max, () => '…');
 }
 
 /** Formats issues as "at /3/id: must be integer (expected {…}, found "x")", one per line. */

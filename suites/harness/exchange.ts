@@ -43,12 +43,22 @@ export function shellQuote(text: string): string {
   return `'${text.replace(/'/g, `'\\''`)}'`;
 }
 
-/** Text of at most `bytes` bytes of UTF-8, with a note when cut. */
+/**
+ * The body, masked, in at most `bytes` bytes of UTF-8, with a note when cut. Masked before it is
+ * cut: a cut inside a secret would otherwise leave its first characters unmasked.
+ */
 export function excerpt(body: Uint8Array | string, bytes = EXCERPT_BYTES): string {
-  const buf =
-    typeof body === 'string' ? Buffer.from(body) : Buffer.from(body.buffer, body.byteOffset, body.length);
+  const text =
+    typeof body === 'string' ? body : Buffer.from(body.buffer, body.byteOffset, body.length).toString('utf8');
+  const buf = Buffer.from(redact(text));
   if (buf.length <= bytes) return buf.toString('utf8');
   return `${buf.subarray(0, bytes).toString('utf8')}… (cut at ${formatBytes(bytes)} of ${formatBytes(buf.length)})`;
+}
+
+/** The text, masked, then cut to at most `max` characters (with "…" when cut). */
+export function clip(text: string, max: number, suffix = (length: number) => `… (${length} chars)`): string {
+  const masked = redact(text);
+  return masked.length <= max ? masked : `${masked.slice(0, max)}${suffix(masked.length)}`;
 }
 
 /** 4096 → "4 KiB", 1048576 → "1 MiB", 100 → "100 bytes". */
@@ -76,10 +86,8 @@ export function toCurl(req: SentRequest): string {
     if (req.body.length <= EXCERPT_BYTES) {
       parts.push(`--data-binary ${shellQuote(redact(Buffer.from(req.body).toString('utf8')))}`);
     } else {
-      const head = Buffer.from(req.body).subarray(0, 200).toString('utf8');
-      parts.push(
-        `--data-binary @body.json  # ${req.body.length}-byte body, starting ${shellQuote(redact(head))}`,
-      );
+      const head = redact(Buffer.from(req.body).toString('utf8')).slice(0, 200);
+      parts.push(`--data-binary @body.json  # ${req.body.length}-byte body, starting ${shellQuote(head)}`);
     }
   }
   return parts.join(' ');
@@ -102,10 +110,10 @@ export function recordExchange(
     method: req.method,
     url: redactUrl(req.url),
     requestHeaders: redactHeaders(req.headers),
-    ...(req.body ? { requestBody: redact(excerpt(req.body)), requestBytes: req.body.length } : {}),
+    ...(req.body ? { requestBody: excerpt(req.body), requestBytes: req.body.length } : {}),
     ...(res.status !== undefined ? { status: res.status } : {}),
     ...(res.headers ? { responseHeaders: redactHeaders(res.headers) } : {}),
-    ...(res.body ? { responseBody: redact(excerpt(res.body)), responseBytes: res.body.length } : {}),
+    ...(res.body ? { responseBody: excerpt(res.body), responseBytes: res.body.length } : {}),
     ...(res.truncated ? { truncated: true } : {}),
     ...(res.error ? { error: redact(res.error) } : {}),
     ...(res.retries ? { retries: res.retries } : {}),

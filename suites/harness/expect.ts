@@ -1,7 +1,7 @@
 import type { ApiResponse } from './client.ts';
 import { type Contract, formatIssues } from './contract.ts';
 import { ConformanceError } from './errors.ts';
-import { excerpt, formatBytes } from './exchange.ts';
+import { clip, excerpt, formatBytes } from './exchange.ts';
 import { parseExact } from './json.ts';
 
 /**
@@ -48,8 +48,9 @@ export function describeBody(res: ApiResponse): string {
   }
 }
 
+/** Masked first, then cut (a cut inside a secret would leave its start unmasked). */
 function short(text: string, max = 200): string {
-  return text.length <= max ? text : `${text.slice(0, max)}… (${text.length} chars)`;
+  return clip(text, max);
 }
 
 function quote(text: string): string {

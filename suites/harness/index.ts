@@ -23,7 +23,7 @@ export {
 export { CONFIG_KEY, type Config } from './config.ts';
 export { Contract, type ContractIssue, formatIssues, loadContract, type Schema } from './contract.ts';
 export { ConformanceError, type ConformanceErrorInit, isConformanceError } from './errors.ts';
-export { type ExchangeRecord, formatExchange, toCurl } from './exchange.ts';
+export { clip, type ExchangeRecord, formatExchange, toCurl } from './exchange.ts';
 export {
   describeBody,
   describeResponse,

@@ -27,6 +27,11 @@ export function createRedactor(secrets: readonly (string | undefined)[]): Redact
     spellings.add(escapeXml(secret));
     spellings.add(encodeURIComponent(secret));
     spellings.add(encodeURIComponent(secret).replace(/%20/g, '+'));
+    // As new URL() percent-encodes a query (' → %27, as the WHATWG URL standard does for http URLs),
+    // and as URLSearchParams form-encodes it.
+    spellings.add(whatwgQueryEncoded(secret));
+    spellings.add(encodeURIComponent(secret).replace(/'/g, '%27'));
+    spellings.add(new URLSearchParams([['k', secret]]).toString().slice(2));
     spellings.add(shellQuoted(secret));
   }
   // Longest first, so that a spelling that contains another is masked whole.
@@ -93,6 +98,13 @@ function escapeXml(s: string): string {
     .replace(/>/g, '&gt;')
     .replace(/"/g, '&quot;')
     .replace(/'/g, '&apos;');
+}
+
+/** A value as the WHATWG URL parser percent-encodes it in the query of an http(s) URL. */
+function whatwgQueryEncoded(s: string): string {
+  const url = new URL('http://h/');
+  url.search = `?${s}`;
+  return url.search.slice(1);
 }
 
 /** How a key with a single quote appears inside a single-quoted shell word: ' becomes '\''. */

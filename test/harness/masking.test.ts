@@ -4,6 +4,7 @@ import { Client } from '../../suites/harness/client.ts';
 import { ConformanceError } from '../../suites/harness/errors.ts';
 import { formatExchange } from '../../suites/harness/exchange.ts';
 import { expectStatus } from '../../suites/harness/expect.ts';
+import { createRedactor } from '../../suites/harness/redact.ts';
 import { httpServer, silentServer, type TestServer, testConfig } from './servers.ts';
 
 const KEY = 's3cr3t-KEY-4711';
@@ -124,5 +125,39 @@ describe('secrets are masked everywhere a failure shows', () => {
     expect(sent[0]).toContain('x-api-key: ***');
     expect(sent[0]).not.toContain(KEY);
     await attachExchanges(api.exchanges); // no runtime: nothing happens, nothing thrown
+  });
+
+  test('bodies are masked before they are cut: a key cut at an excerpt boundary leaks none of it', async () => {
+    // The key starts a few bytes before each cut: 200 characters (a JSON excerpt in a message) and
+    // 4096 bytes (the exchange record); cut first, its first characters would be shown unmasked.
+    const bodies = [
+      JSON.stringify({ pad: 'p'.repeat(180), key: KEY, more: 'm'.repeat(50) }),
+      `${'t'.repeat(4090)}${KEY}${'t'.repeat(100)}`,
+    ];
+    const head = KEY.slice(0, 5);
+    for (const body of bodies) {
+      server = await httpServer((req, res) => {
+        req.resume();
+        res.writeHead(500, { 'content-type': body.startsWith('{') ? 'application/json' : 'text/plain' });
+        res.end(body);
+      });
+      const api = new Client(testConfig(server.url, { apiKey: KEY }));
+      const res = await api.get('/pets');
+      expect(body.indexOf(KEY)).toBeLessThan(body.startsWith('{') ? 200 : 4096);
+      expect(body.indexOf(KEY) + KEY.length).toBeGreaterThan(body.startsWith('{') ? 200 : 4096);
+      const err = failureOf(() => expectStatus(res, 200));
+      const shown = [err.message, JSON.stringify(err.exchanges), formatExchange(res.exchange)].join('\n');
+      expect(shown).not.toContain(head);
+      expect(shown).toContain('***');
+      await server.close();
+      server = undefined;
+    }
+  });
+
+  test('the key as new URL() percent-encodes it in a query string is masked too', () => {
+    const redactor = createRedactor(["k'ey 1"]);
+    expect(redactor.text('GET /v1/pets?api_key=k%27ey%201')).toBe('GET /v1/pets?api_key=***');
+    expect(redactor.text('api_key=k%27ey+1')).toBe('api_key=***');
+    expect(redactor.text("api_key=k'ey%201")).toBe('api_key=***');
   });
 });
