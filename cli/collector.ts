@@ -26,6 +26,8 @@ export class OutcomeCollector implements Reporter {
   readonly unhandledErrors: string[] = [];
   vitest: Vitest | undefined;
   runEnded = false;
+  /** Set when the run's deadline cancels it: tests vitest then reports skipped did not finish. */
+  deadlineHit = false;
   private collected = 0;
   private readonly seen = new Set<string>();
 
@@ -105,7 +107,10 @@ export class OutcomeCollector implements Reporter {
       outcome =
         result.note === undefined && setupErrors.length > 0
           ? { ...base, state: 'failed', failures: setupErrors.map(toFailure) }
-          : { ...base, state: 'skipped', ...(result.note ? { note: result.note } : {}), failures: [] };
+          : this.deadlineHit && isCancelNote(result.note)
+            ? // Cut by the deadline ("The test run was aborted by the user."): not a skip, a check not finished.
+              { ...base, state: 'failed', failures: [{ message: NOT_FINISHED }] }
+            : { ...base, state: 'skipped', ...(result.note ? { note: result.note } : {}), failures: [] };
     } else {
       outcome = { ...base, state: 'passed', failures: [] };
     }
@@ -116,6 +121,14 @@ export class OutcomeCollector implements Reporter {
   private relative(file: string): string {
     return path.relative(this.root, file).split(path.sep).join('/');
   }
+}
+
+/** Why a check cut by the run's deadline fails. */
+export const NOT_FINISHED = "not finished before the run's deadline (the server kept the run waiting)";
+
+/** A skip vitest gives the tests a cancelled run did not finish (no note, or its "aborted" note). */
+function isCancelNote(note: string | undefined): boolean {
+  return note === undefined || /\baborted\b/i.test(note);
 }
 
 function requirementIdOf(test: TestCase): string | undefined {

@@ -82,6 +82,7 @@ export async function runSuites(suiteOptions: VitestOptions, options: RunSuitesO
   try {
     if ((await Promise.race([run, deadline])) === 'deadline') {
       deadlineHit = true;
+      collector.deadlineHit = true;
       await cutShort(collector, run);
     }
   } finally {

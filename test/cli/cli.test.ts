@@ -330,6 +330,14 @@ describe('a suite that breaks or gets stuck', () => {
       status: 'failed',
       message: expect.stringMatching(/deadline/),
     });
+    // Cancelled by the deadline in a worker that was not stuck: vitest says "skipped, aborted"; they failed.
+    for (const id of ['LIST-LIMIT-FILLS', 'LIST-LIMIT-DEFAULT']) {
+      expect(resultOf(summary, id), id).toMatchObject({
+        status: 'failed',
+        message: expect.stringMatching(/not finished before the run's deadline/),
+      });
+    }
+    expect(JSON.stringify(summary)).not.toContain('aborted by the user');
     expect(resultOf(summary, 'CREATE-OK').status).toBe('skipped');
     expect(r.stderr).toContain('deadline');
   });
