@@ -1,0 +1,25 @@
+import { expect, test } from 'vitest';
+import { MAX_SEQUENTIAL_REQUESTS, SETUP_CONCURRENCY, setupRounds } from '../../suites/harness/budget.ts';
+import { createPets } from '../../suites/harness/pets.ts';
+
+test('the largest setup (101 pets) and its GET fit the sequential requests a check is given', () => {
+  // LIST-LIMIT-DEFAULT and LIST-LIMIT-AT-MOST [limit=100]: 101 pets, then one GET /pets.
+  expect(setupRounds(101) + 1).toBeLessThanOrEqual(MAX_SEQUENTIAL_REQUESTS);
+});
+
+test('createPets sends SETUP_CONCURRENCY creates at once', async () => {
+  let inFlight = 0;
+  let most = 0;
+  const api = {
+    post: async () => {
+      inFlight++;
+      most = Math.max(most, inFlight);
+      await new Promise((r) => setTimeout(r, 5));
+      inFlight--;
+      return { status: 201 };
+    },
+  };
+  const pets = Array.from({ length: 101 }, (_, i) => ({ id: BigInt(i), name: `p${i}` }));
+  await createPets(api as never, pets as never);
+  expect(most).toBe(SETUP_CONCURRENCY);
+});
