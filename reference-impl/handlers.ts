@@ -156,7 +156,14 @@ export async function createReferenceHandler(options: ReferenceOptions = {}): Pr
     try {
       petId = decodeURIComponent(rawId);
     } catch {
-      return sendProblem(res, 400, `the pet id ${excerpt(rawId)} is not valid percent-encoding`);
+      // SHOW-DEPRECATION-HEADER, SHOW-SUNSET-HEADER: this answer is of the deprecated operation too.
+      return sendProblem(
+        res,
+        400,
+        `the pet id ${excerpt(rawId)} is not valid percent-encoding`,
+        undefined,
+        DEPRECATION_HEADERS,
+      );
     }
     // petId is declared a string, so any text is a valid petId; text other than an id's canonical
     // digits (abc, 1.5, 007) names no pet: 404, like an unknown id.
