@@ -51,8 +51,9 @@ export interface CliResult {
 }
 
 /**
- * Runs the command with exactly the environment given (plus PATH and HOME): a developer's own
- * PETSTORE_* variables must not leak into the tests. Killed by its pid when it outlives timeoutMs.
+ * Runs the command (or `command`, e.g. npm) with exactly the environment given (plus PATH and HOME):
+ * a developer's own PETSTORE_* variables must not leak into the tests. Killed by its pid when it
+ * outlives timeoutMs.
  */
 export function runCli(
   args: readonly string[],
@@ -88,7 +89,7 @@ export function runCli(
       if (child.pid !== undefined) process.kill(child.pid, 'SIGKILL');
       reject(
         new Error(
-          `petstore-conformance ${args.join(' ')} did not end within ${options.timeoutMs ?? 60_000} ms\n${stdout}\n${stderr}`,
+          `${path.basename(file!)} ${[...pre, ...args].join(' ')} did not end within ${options.timeoutMs ?? 60_000} ms\n${stdout}\n${stderr}`,
         ),
       );
     }, options.timeoutMs ?? 60_000);

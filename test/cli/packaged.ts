@@ -1,36 +1,19 @@
 // The package as someone else's project gets it: `npm pack`, then the tarball installed into a fresh
 // project. Used by cli.test.ts, which runs `npx petstore-conformance` there.
-import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { ROOT } from './helpers.ts';
+import { ROOT, runCli } from './helpers.ts';
 
 /** npm, bounded in time (killed by its pid); resolves to its stdout, rejects with its output. */
-function npm(args: string[], cwd: string, timeoutMs: number): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('npm', args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => {
-      stdout += c.toString('utf8');
-    });
-    child.stderr.on('data', (c: Buffer) => {
-      stderr += c.toString('utf8');
-    });
-    const timer = setTimeout(() => {
-      if (child.pid !== undefined) process.kill(child.pid, 'SIGKILL');
-      reject(new Error(`npm ${args.join(' ')} did not end within ${timeoutMs} ms`));
-    }, timeoutMs);
-    child.once('error', (error) => {
-      clearTimeout(timer);
-      reject(error);
-    });
-    child.once('close', (code) => {
-      clearTimeout(timer);
-      if (code === 0) resolve(stdout);
-      else reject(new Error(`npm ${args.join(' ')} failed (${code}):\n${stdout}\n${stderr}`));
-    });
-  });
+async function npm(args: string[], cwd: string, timeoutMs: number): Promise<string> {
+  // npm keeps the whole environment (its own npm_config_* settings included).
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined),
+  );
+  const run = await runCli(args, { command: ['npm'], cwd, timeoutMs, env });
+  if (run.code !== 0)
+    throw new Error(`npm ${args.join(' ')} failed (${run.code}):\n${run.stdout}\n${run.stderr}`);
+  return run.stdout;
 }
 
 /**
