@@ -22,10 +22,18 @@ import {
 
 // ---------------------------------------------------------------- any operation
 
-/** The documented responses with a pet in them: list 200, show 200, and create 201 when it has a body. */
-async function responseWithPets(ctx: CheckContext, operation: string): Promise<ApiResponse> {
+/**
+ * The documented responses with a pet in them: list 200, show 200, and create 201 when it has a body.
+ * `needsPets`: the list must hold a pet to judge (a schema check of [] judges nothing); its
+ * Content-Type can be judged on an empty list too.
+ */
+async function responseWithPets(
+  ctx: CheckContext,
+  operation: string,
+  needsPets = true,
+): Promise<ApiResponse> {
   if (operation === 'listPets') {
-    await ensurePets(ctx, 1);
+    if (needsPets) await ensurePets(ctx, 1);
     const res = await ctx.api.get('/pets');
     expectStatus(res, 200);
     return res;
@@ -61,7 +69,7 @@ requirement.each(
     { case: 'createPets 201 with a body', operation: 'createPets', needs: ['write'] },
   ],
   async (ctx, { operation }) => {
-    const res = await responseWithPets(ctx, operation);
+    const res = await responseWithPets(ctx, operation, false);
     if (operation === 'createPets' && res.body.length === 0) return; // a 201 without a body has no type
     expectApplicationJson(res);
   },

@@ -101,8 +101,12 @@ export async function aPetToShow(ctx: CheckContext): Promise<{ id: string; pet?:
   const res = await ctx.api.get('/pets', { query: { limit: 1 } });
   if (res.status !== 200) fail(res, 'status 200 and a JSON array (looking for a pet to show)');
   const { exact } = expectJsonArray(res, 'a JSON array (looking for a pet to show)');
-  const first = (exact as unknown[])[0] as Record<string, unknown> | undefined;
-  if (!first) ctx.skip('read-only and the list is empty: there is no pet to show');
+  const items = exact as unknown[];
+  if (items.length === 0) ctx.skip('read-only and the list is empty: there is no pet to show');
+  const item = items[0];
+  if (typeof item !== 'object' || item === null || Array.isArray(item))
+    fail(res, 'a first listed pet that is a JSON object (looking for a pet to show)');
+  const first = item as Record<string, unknown>;
   if (isExactNumber(first.id)) return { id: exactText(first.id) };
   if (typeof first.id === 'string') return { id: first.id };
   fail(res, 'a first listed pet with an id (looking for a pet to show)');
