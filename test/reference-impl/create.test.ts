@@ -1,25 +1,16 @@
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { call, createPet, idsOf, idText, startServer, type TestServer } from './helpers.ts';
+import { describe, expect, test } from 'vitest';
+import { call, createPet, idsOf, idText, serverForBlock } from './helpers.ts';
 
 describe('POST /v1/pets', () => {
-  let server: TestServer;
-  let base: string;
   let nextId = 1000;
   /** A fresh id for each test, so tests do not collide on the shared store. */
   const freshId = () => ++nextId;
 
-  beforeAll(async () => {
-    server = await startServer();
-    base = server.url;
-  });
-  afterAll(async () => {
-    await server.close();
-    expect(server.internalErrors).toEqual([]);
-  });
+  const ref = serverForBlock();
 
   test('a valid pet is answered 201 with the pet as JSON and a Location of /v1/pets/{id}', async () => {
     const id = freshId();
-    const res = await createPet(base, `{"id":${id},"name":"Rex","tag":"dog","status":"available"}`);
+    const res = await createPet(ref.base, `{"id":${id},"name":"Rex","tag":"dog","status":"available"}`);
     expect(res.status).toBe(201);
     expect(res.headers['content-type']).toBe('application/json');
     expect(res.headers.location).toBe(`/v1/pets/${id}`);
@@ -29,9 +20,9 @@ describe('POST /v1/pets', () => {
   test('the created pet is then shown and listed with the same fields', async () => {
     const id = freshId();
     const json = `{"id":${id},"name":"Tom","status":"pending"}`;
-    expect((await createPet(base, json)).status).toBe(201);
-    expect((await call(base, 'GET', `/pets/${id}`)).text).toBe(json);
-    expect((await call(base, 'GET', '/pets')).text).toContain(json);
+    expect((await createPet(ref.base, json)).status).toBe(201);
+    expect((await call(ref.base, 'GET', `/pets/${id}`)).text).toBe(json);
+    expect((await call(ref.base, 'GET', '/pets')).text).toContain(json);
   });
 
   test.each([
@@ -41,19 +32,19 @@ describe('POST /v1/pets', () => {
     ['-(2^53 + 1)', '-9007199254740993'],
     ['0', '0'],
   ])('the id %s comes back digit for digit from create, show and list', async (_, id) => {
-    const created = await createPet(base, `{"id":${id},"name":"edge"}`);
+    const created = await createPet(ref.base, `{"id":${id},"name":"edge"}`);
     expect(created.status).toBe(201);
     expect(created.text).toBe(`{"id":${id},"name":"edge"}`);
     expect(created.headers.location).toBe(`/v1/pets/${id}`);
-    const shown = await call(base, 'GET', `/pets/${id}`);
+    const shown = await call(ref.base, 'GET', `/pets/${id}`);
     expect(shown.status).toBe(200);
     expect(shown.text).toBe(`{"id":${id},"name":"edge"}`);
-    expect(idsOf(await call(base, 'GET', '/pets'))).toContain(id);
+    expect(idsOf(await call(ref.base, 'GET', '/pets'))).toContain(id);
   });
 
   test('an id written -0 is stored as 0, so it collides with 0', async () => {
-    await createPet(base, '{"id":0,"name":"zero"}');
-    const res = await createPet(base, '{"id":-0,"name":"minus zero"}');
+    await createPet(ref.base, '{"id":0,"name":"zero"}');
+    const res = await createPet(ref.base, '{"id":-0,"name":"minus zero"}');
     expect(res.status).toBe(409);
   });
 
@@ -63,7 +54,7 @@ describe('POST /v1/pets', () => {
     ['2^64', '18446744073709551616'],
     ['a 1000-digit number', '1'.repeat(1000)],
   ])('an id outside int64 (%s) is refused with 400 pointing at #/id', async (_, id) => {
-    const res = await createPet(base, `{"id":${id},"name":"big"}`);
+    const res = await createPet(ref.base, `{"id":${id},"name":"big"}`);
     expect(res.status).toBe(400);
     expect(res.headers['content-type']).toBe('application/problem+json');
     expect(res.json()).toMatchObject({ status: expect.anything(), errors: [{ pointer: '#/id' }] });
@@ -75,7 +66,7 @@ describe('POST /v1/pets', () => {
     ['1e2', '1e2'],
     ['1E+2', '1E+2'],
   ])('an integer id not in plain digits (%s) is refused with 400 pointing at #/id', async (_, id) => {
-    const res = await createPet(base, `{"id":${id},"name":"form"}`);
+    const res = await createPet(ref.base, `{"id":${id},"name":"form"}`);
     expect(res.status).toBe(400);
     expect(res.json()).toMatchObject({ errors: [{ pointer: '#/id' }] });
   });
@@ -85,7 +76,7 @@ describe('POST /v1/pets', () => {
     ['no name', `{"id":1}`, '#/name'],
     ['an empty object', '{}', '#/id'],
   ])('a pet with %s is refused with 400 naming the missing field', async (_, body, pointer) => {
-    const res = await createPet(base, body);
+    const res = await createPet(ref.base, body);
     expect(res.status).toBe(400);
     expect(res.headers['content-type']).toBe('application/problem+json');
     const problem = res.json() as { errors: { pointer: string }[]; detail: string; title: string };
@@ -107,20 +98,20 @@ describe('POST /v1/pets', () => {
     ['status outside the enum', '{"id":5,"name":"x","status":"lost"}', '#/status'],
     ['status in another case', '{"id":5,"name":"x","status":"Available"}', '#/status'],
   ])('a pet with %s is refused with 400 naming the field', async (_, body, pointer) => {
-    const res = await createPet(base, body);
+    const res = await createPet(ref.base, body);
     expect(res.status).toBe(400);
     const problem = res.json() as { errors: { pointer: string }[] };
     expect(new Set(problem.errors.map((e) => e.pointer))).toEqual(new Set([pointer]));
   });
 
   test('a pet breaking several rules gets one error per field', async () => {
-    const res = await createPet(base, '{"id":"x","name":1,"status":"gone"}');
+    const res = await createPet(ref.base, '{"id":"x","name":1,"status":"gone"}');
     const problem = res.json() as { errors: { pointer: string }[] };
     expect(problem.errors.map((e) => e.pointer).sort()).toEqual(['#/id', '#/name', '#/status']);
   });
 
   test('a status outside the enum is told the allowed values', async () => {
-    const res = await createPet(base, '{"id":5,"name":"x","status":"lost"}');
+    const res = await createPet(ref.base, '{"id":5,"name":"x","status":"lost"}');
     expect(res.json()).toMatchObject({ detail: 'status must be one of: available, pending, sold' });
   });
 
@@ -132,7 +123,7 @@ describe('POST /v1/pets', () => {
     ['null', 'null'],
     ['true', 'true'],
   ])('a JSON body that is not an object (%s) is refused with 400', async (_, body) => {
-    const res = await createPet(base, body);
+    const res = await createPet(ref.base, body);
     expect(res.status).toBe(400);
     expect(res.headers['content-type']).toBe('application/problem+json');
   });
@@ -148,7 +139,7 @@ describe('POST /v1/pets', () => {
     ['a comment', '{"id":5,"name":"x"/* c */}'],
     ['a repeated key with another value', '{"id":5,"id":6,"name":"x"}'],
   ])('a malformed JSON body (%s) is refused with 400', async (_, body) => {
-    const res = await createPet(base, body);
+    const res = await createPet(ref.base, body);
     expect(res.status).toBe(400);
     expect(res.headers['content-type']).toBe('application/problem+json');
   });
@@ -156,44 +147,44 @@ describe('POST /v1/pets', () => {
   test('extra properties are kept and served back, numbers digit for digit', async () => {
     const id = freshId();
     const json = `{"id":${id},"name":"x","color":"red","weight":12345678901234567890.125,"nested":{"a":[1,2,{"b":null}]}}`;
-    const res = await createPet(base, json);
+    const res = await createPet(ref.base, json);
     expect(res.status).toBe(201);
     expect(res.text).toBe(json);
-    expect((await call(base, 'GET', `/pets/${id}`)).text).toBe(json);
+    expect((await call(ref.base, 'GET', `/pets/${id}`)).text).toBe(json);
   });
 
   test('names and tags keep every character, escapes included', async () => {
     const id = freshId();
     const name = 'Zoë "the" \\ cat \u2028 🐈 \u0000';
-    const res = await createPet(base, JSON.stringify({ id, name, tag: '' }));
+    const res = await createPet(ref.base, JSON.stringify({ id, name, tag: '' }));
     expect(res.status).toBe(201);
-    const shown = (await call(base, 'GET', `/pets/${id}`)).json() as { name: string; tag: string };
+    const shown = (await call(ref.base, 'GET', `/pets/${id}`)).json() as { name: string; tag: string };
     expect(shown).toMatchObject({ name, tag: '' });
   });
 
   test('a second pet with an existing id is refused with 409 and the first is left unchanged', async () => {
     const id = freshId();
     const first = `{"id":${id},"name":"first","tag":"a"}`;
-    expect((await createPet(base, first)).status).toBe(201);
-    const second = await createPet(base, `{"id":${id},"name":"second"}`);
+    expect((await createPet(ref.base, first)).status).toBe(201);
+    const second = await createPet(ref.base, `{"id":${id},"name":"second"}`);
     expect(second.status).toBe(409);
     expect(second.headers['content-type']).toBe('application/problem+json');
-    expect((await call(base, 'GET', `/pets/${id}`)).text).toBe(first);
-    const all = idsOf(await call(base, 'GET', '/pets'));
+    expect((await call(ref.base, 'GET', `/pets/${id}`)).text).toBe(first);
+    const all = idsOf(await call(ref.base, 'GET', '/pets'));
     expect(all.filter((x) => x === String(id))).toHaveLength(1);
   });
 
   test('pets created concurrently with distinct ids are all stored', async () => {
     const ids = Array.from({ length: 30 }, freshId);
-    const results = await Promise.all(ids.map((id) => createPet(base, `{"id":${id},"name":"c${id}"}`)));
+    const results = await Promise.all(ids.map((id) => createPet(ref.base, `{"id":${id},"name":"c${id}"}`)));
     expect(results.map((r) => r.status)).toEqual(ids.map(() => 201));
-    for (const id of ids) expect((await call(base, 'GET', `/pets/${id}`)).status).toBe(200);
+    for (const id of ids) expect((await call(ref.base, 'GET', `/pets/${id}`)).status).toBe(200);
   });
 
   test('concurrent creates of one id give exactly one 201 and 409 for the others', async () => {
     const id = freshId();
     const results = await Promise.all(
-      Array.from({ length: 10 }, (_, i) => createPet(base, `{"id":${id},"name":"n${i}"}`)),
+      Array.from({ length: 10 }, (_, i) => createPet(ref.base, `{"id":${id},"name":"n${i}"}`)),
     );
     const statuses = results.map((r) => r.status).sort();
     expect(statuses).toEqual([201, ...Array(9).fill(409)]);
@@ -207,7 +198,7 @@ describe('POST /v1/pets', () => {
     ['no Content-Type', { 'content-type': '' }],
     ['gzip Content-Encoding', { 'content-type': 'application/json', 'content-encoding': 'gzip' }],
   ])('a body sent as %s is refused with 415', async (_, headers) => {
-    const res = await createPet(base, `{"id":${freshId()},"name":"x"}`, headers);
+    const res = await createPet(ref.base, `{"id":${freshId()},"name":"x"}`, headers);
     expect(res.status).toBe(415);
     expect(res.headers['content-type']).toBe('application/problem+json');
   });
@@ -217,13 +208,13 @@ describe('POST /v1/pets', () => {
     'Application/JSON; Charset="UTF-8"',
     'application/json ; foo=bar',
   ])('a body sent as %s is accepted', async (type) => {
-    const res = await createPet(base, `{"id":${freshId()},"name":"x"}`, { 'content-type': type });
+    const res = await createPet(ref.base, `{"id":${freshId()},"name":"x"}`, { 'content-type': type });
     expect(res.status).toBe(201);
   });
 
   test('an id given in the body is read even when the pet lists it last', async () => {
     const id = freshId();
-    const res = await createPet(base, `{"name":"late","id":${id}}`);
+    const res = await createPet(ref.base, `{"name":"late","id":${id}}`);
     expect(res.status).toBe(201);
     expect(idText((res.json() as { id: unknown }).id)).toBe(String(id));
     expect(res.headers.location).toBe(`/v1/pets/${id}`);

@@ -6,6 +6,7 @@
 import { connect, type Socket } from 'node:net';
 import { isLosslessNumber, parse } from 'lossless-json';
 import { request } from 'undici';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { type RunningServer, type StartOptions, startReferenceServer } from '../../reference-impl/index.ts';
 
 export interface TestServer extends RunningServer {
@@ -22,6 +23,32 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
     host: '127.0.0.1',
   });
   return { ...server, internalErrors };
+}
+
+/**
+ * A server for the describe block this is called in: started before its tests (`options` may be a
+ * function, to fill a store first), closed after them, and checked that no request reached the 500
+ * catch-all. Read `server` and `base` inside tests and hooks, not while the tests are collected.
+ */
+export function serverForBlock(options: StartOptions | (() => StartOptions) = {}, startTimeoutMs?: number) {
+  let running: TestServer | undefined;
+  beforeAll(async () => {
+    running = await startServer(typeof options === 'function' ? options() : options);
+  }, startTimeoutMs);
+  afterAll(async () => {
+    await running?.close();
+    expect(running?.internalErrors).toEqual([]);
+  });
+  return {
+    get server(): TestServer {
+      if (!running) throw new Error('the server starts in beforeAll: read it inside a test or a hook');
+      return running;
+    },
+    /** The base URL, /v1 included. */
+    get base(): string {
+      return this.server.url;
+    },
+  };
 }
 
 export interface Reply {

@@ -1,40 +1,33 @@
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { PetStore } from '../../reference-impl/index.ts';
-import { call, idsOf, startServer, type TestServer } from './helpers.ts';
+import { call, idsOf, serverForBlock, startServer } from './helpers.ts';
 
 describe('GET /v1/pets', () => {
-  let server: TestServer;
-  let base: string;
   const PETS = 120;
 
-  beforeAll(async () => {
+  const ref = serverForBlock(() => {
     const store = new PetStore();
     for (let i = 1; i <= PETS; i++) store.add({ id: BigInt(i), name: `pet ${i}` });
-    server = await startServer({ store });
-    base = server.url;
-  });
-  afterAll(async () => {
-    await server.close();
-    expect(server.internalErrors).toEqual([]);
+    return { store };
   });
 
   const firstIds = (n: number) => Array.from({ length: n }, (_, i) => String(i + 1));
 
   test('without a limit, it answers 200 with the first 100 pets as a JSON array', async () => {
-    const res = await call(base, 'GET', '/pets');
+    const res = await call(ref.base, 'GET', '/pets');
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toBe('application/json');
     expect(idsOf(res)).toEqual(firstIds(100));
   });
 
   test.each([1, 7, 99, 100])('limit=%i answers exactly that many pets, in insertion order', async (limit) => {
-    const res = await call(base, 'GET', `/pets?limit=${limit}`);
+    const res = await call(ref.base, 'GET', `/pets?limit=${limit}`);
     expect(res.status).toBe(200);
     expect(idsOf(res)).toEqual(firstIds(limit));
   });
 
   test('a limit written with leading zeros (007) is the integer it spells', async () => {
-    const res = await call(base, 'GET', '/pets?limit=007');
+    const res = await call(ref.base, 'GET', '/pets?limit=007');
     expect(idsOf(res)).toEqual(firstIds(7));
   });
 
@@ -45,7 +38,7 @@ describe('GET /v1/pets', () => {
     ['2^63', '9223372036854775808'],
     ['400 digits', '9'.repeat(400)],
   ])('a limit above 100 (%s) is refused with 400 naming the limit parameter', async (_, limit) => {
-    const res = await call(base, 'GET', `/pets?limit=${limit}`);
+    const res = await call(ref.base, 'GET', `/pets?limit=${limit}`);
     expect(res.status).toBe(400);
     expect(res.headers['content-type']).toBe('application/problem+json');
     expect(res.json()).toMatchObject({
@@ -67,7 +60,7 @@ describe('GET /v1/pets', () => {
   ])(
     'a limit that is not an integer (%s) is refused with 400 naming the limit parameter',
     async (_, limit) => {
-      const res = await call(base, 'GET', `/pets?limit=${limit}`);
+      const res = await call(ref.base, 'GET', `/pets?limit=${limit}`);
       expect(res.status).toBe(400);
       expect(res.headers['content-type']).toBe('application/problem+json');
       expect(res.json()).toMatchObject({ errors: [{ parameter: 'limit' }] });
@@ -75,12 +68,12 @@ describe('GET /v1/pets', () => {
   );
 
   test('a bare "limit" without "=" is an empty value and is refused with 400', async () => {
-    const res = await call(base, 'GET', '/pets?limit');
+    const res = await call(ref.base, 'GET', '/pets?limit');
     expect(res.status).toBe(400);
   });
 
   test('a limit given twice is refused with 400, even when both values are valid', async () => {
-    const res = await call(base, 'GET', '/pets?limit=5&limit=5');
+    const res = await call(ref.base, 'GET', '/pets?limit=5&limit=5');
     expect(res.status).toBe(400);
     expect(res.json()).toMatchObject({ detail: 'limit must be given once' });
   });
@@ -88,14 +81,14 @@ describe('GET /v1/pets', () => {
   test.each(['0', '-1', '-0', `-${'9'.repeat(400)}`])(
     'limit=%s, below 1 but allowed by the schema (no minimum), answers 200 with an empty array',
     async (limit) => {
-      const res = await call(base, 'GET', `/pets?limit=${limit}`);
+      const res = await call(ref.base, 'GET', `/pets?limit=${limit}`);
       expect(res.status).toBe(200);
       expect(res.text).toBe('[]');
     },
   );
 
   test('other query parameters are ignored', async () => {
-    const res = await call(base, 'GET', '/pets?limit=3&page=2&cursor=x');
+    const res = await call(ref.base, 'GET', '/pets?limit=3&page=2&cursor=x');
     expect(idsOf(res)).toEqual(firstIds(3));
   });
 
@@ -118,29 +111,24 @@ describe('GET /v1/pets', () => {
 });
 
 describe('GET /v1/pets over a million pets', () => {
-  let server: TestServer;
   let fillMs: number;
 
-  beforeAll(async () => {
+  const ref = serverForBlock(() => {
     const store = new PetStore();
     const started = performance.now();
     for (let i = 1; i <= 1_000_000; i++) store.add({ id: BigInt(i), name: `pet ${i}`, tag: 'bulk' });
     fillMs = performance.now() - started;
-    server = await startServer({ store });
+    return { store };
   }, 30_000);
-  afterAll(async () => {
-    await server.close();
-    expect(server.internalErrors).toEqual([]);
-  });
 
   test('the store takes a million pets through add() in a few seconds', () => {
     expect(fillMs).toBeLessThan(10_000);
   });
 
   test('limit=100 answers the first 100 pets within milliseconds, as from a small store', async () => {
-    await call(server.url, 'GET', '/store/orders'); // connects, so that the timing below is the listing
+    await call(ref.server.url, 'GET', '/store/orders'); // connects, so that the timing below is the listing
     const started = performance.now();
-    const res = await call(server.url, 'GET', '/pets?limit=100');
+    const res = await call(ref.server.url, 'GET', '/pets?limit=100');
     const elapsed = performance.now() - started;
     expect(res.status).toBe(200);
     expect(idsOf(res)).toEqual(Array.from({ length: 100 }, (_, i) => String(i + 1)));
@@ -150,7 +138,7 @@ describe('GET /v1/pets over a million pets', () => {
   test('every limit from 1 to 100 is answered in well under a second altogether', async () => {
     const started = performance.now();
     for (let limit = 1; limit <= 100; limit++) {
-      const res = await call(server.url, 'GET', `/pets?limit=${limit}`);
+      const res = await call(ref.server.url, 'GET', `/pets?limit=${limit}`);
       expect((res.json() as unknown[]).length).toBe(limit);
     }
     expect(performance.now() - started).toBeLessThan(2_000);

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { MAX_BODY_BYTES, PetStore } from '../../reference-impl/index.ts';
 import {
   call,
@@ -8,32 +8,23 @@ import {
   delay,
   rawConnect,
   readUntilClosed,
+  serverForBlock,
   startServer,
   statusOf,
-  type TestServer,
 } from './helpers.ts';
 
 describe('hostile and broken requests', () => {
-  let server: TestServer;
-  let base: string;
   let nextId = 5000;
   const freshId = () => ++nextId;
 
-  beforeAll(async () => {
-    server = await startServer();
-    base = server.url;
-  });
-  afterAll(async () => {
-    await server.close();
-    expect(server.internalErrors).toEqual([]);
-  });
+  const ref = serverForBlock();
 
   /** The server still answers a plain request. */
-  const stillServing = async () => expect((await call(base, 'GET', '/pets?limit=1')).status).toBe(200);
+  const stillServing = async () => expect((await call(ref.base, 'GET', '/pets?limit=1')).status).toBe(200);
 
   describe('bodies over 1 MiB', () => {
     test('a 5 MB body with a Content-Length gets 413, readable by the client (no reset)', async () => {
-      const res = await createPet(base, `{"id":1,"name":"${'x'.repeat(5_000_000)}"}`);
+      const res = await createPet(ref.base, `{"id":1,"name":"${'x'.repeat(5_000_000)}"}`);
       expect(res.status).toBe(413);
       expect(res.headers['content-type']).toBe('application/problem+json');
       expect(res.headers.connection).toBe('close');
@@ -50,13 +41,13 @@ describe('hostile and broken requests', () => {
           yield Buffer.from('"}');
         })(),
       );
-      const res = await call(base, 'POST', '/pets', { body: body as unknown as Buffer });
+      const res = await call(ref.base, 'POST', '/pets', { body: body as unknown as Buffer });
       expect(res.status).toBe(413);
       await stillServing();
     });
 
     test('a client that sends its whole 5 MB body before reading still reads the 413 (no EPIPE, no reset)', async () => {
-      const socket = await rawConnect(base);
+      const socket = await rawConnect(ref.base);
       let error: string | undefined;
       socket.on('error', (e: NodeJS.ErrnoException) => {
         error = e.code;
@@ -82,7 +73,7 @@ describe('hostile and broken requests', () => {
     });
 
     test('a declared Content-Length over 1 MiB is answered 413 before any of the body is sent', async () => {
-      const socket = await rawConnect(base);
+      const socket = await rawConnect(ref.base);
       const reply = readUntilClosed(socket, 5_000, '"status":413');
       socket.write(
         'POST /v1/pets HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 5000000\r\n\r\n',
@@ -94,7 +85,7 @@ describe('hostile and broken requests', () => {
     });
 
     test('a client that stops sending after the 413 is disconnected within the linger bound', async () => {
-      const socket = await rawConnect(base);
+      const socket = await rawConnect(ref.base);
       const started = performance.now();
       const reply = readUntilClosed(socket, 5_000);
       socket.write(
@@ -107,7 +98,7 @@ describe('hostile and broken requests', () => {
     });
 
     test('a client that leaves in the middle of a 5 MB upload does not disturb the server', async () => {
-      const socket = await rawConnect(base);
+      const socket = await rawConnect(ref.base);
       socket.on('error', () => {});
       socket.write(
         'POST /v1/pets HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 5000000\r\n\r\n',
@@ -123,8 +114,8 @@ describe('hostile and broken requests', () => {
       const start = `{"id":${id},"name":"`;
       const json = `${start}${'y'.repeat(MAX_BODY_BYTES - start.length - 2)}"}`;
       expect(Buffer.byteLength(json)).toBe(MAX_BODY_BYTES);
-      expect((await createPet(base, json)).status).toBe(201);
-      expect((await createPet(base, ` ${json.replace(`${id}`, `${freshId()}`)}`)).status).toBe(413);
+      expect((await createPet(ref.base, json)).status).toBe(201);
+      expect((await createPet(ref.base, ` ${json.replace(`${id}`, `${freshId()}`)}`)).status).toBe(413);
     });
   });
 
@@ -137,23 +128,23 @@ describe('hostile and broken requests', () => {
       ],
       ['100,000 unclosed arrays', '['.repeat(100_000)],
     ])('%s are refused with 400, not a crash', async (_, body) => {
-      const res = await createPet(base, body);
+      const res = await createPet(ref.base, body);
       expect(res.status).toBe(400);
       expect(res.json()).toMatchObject({ title: 'Bad Request' });
       await stillServing();
     });
 
     test('brackets inside strings do not count as nesting', async () => {
-      const res = await createPet(base, `{"id":${freshId()},"name":"${'['.repeat(10_000)}\\"{"}`);
+      const res = await createPet(ref.base, `{"id":${freshId()},"name":"${'['.repeat(10_000)}\\"{"}`);
       expect(res.status).toBe(201);
     });
 
     test('an extra property nested 200 deep is kept', async () => {
       const id = freshId();
       const json = `{"id":${id},"name":"x","deep":${'['.repeat(200)}${']'.repeat(200)}}`;
-      const res = await createPet(base, json);
+      const res = await createPet(ref.base, json);
       expect(res.status).toBe(201);
-      expect((await call(base, 'GET', `/pets/${id}`)).text).toBe(json);
+      expect((await call(ref.base, 'GET', `/pets/${id}`)).text).toBe(json);
     });
 
     test.each([
@@ -167,16 +158,16 @@ describe('hostile and broken requests', () => {
         Buffer.from(bytes),
         Buffer.from('"}'),
       ]);
-      const res = await call(base, 'POST', '/pets', { body });
+      const res = await call(ref.base, 'POST', '/pets', { body });
       expect(res.status).toBe(400);
       expect(res.json()).toMatchObject({ detail: 'the body is not valid UTF-8' });
     });
 
     test('a lone surrogate written as a JSON escape is kept as that escape', async () => {
       const id = freshId();
-      const res = await createPet(base, `{"id":${id},"name":"\\ud800"}`);
+      const res = await createPet(ref.base, `{"id":${id},"name":"\\ud800"}`);
       expect(res.status).toBe(201);
-      expect((await call(base, 'GET', `/pets/${id}`)).text).toBe(`{"id":${id},"name":"\\ud800"}`);
+      expect((await call(ref.base, 'GET', `/pets/${id}`)).text).toBe(`{"id":${id},"name":"\\ud800"}`);
     });
 
     test.each([
@@ -187,9 +178,9 @@ describe('hostile and broken requests', () => {
     ])('a huge number (%s) in an extra property is kept as written', async (_, number) => {
       const id = freshId();
       const json = `{"id":${id},"name":"x","n":${number}}`;
-      const res = await createPet(base, json);
+      const res = await createPet(ref.base, json);
       expect(res.status).toBe(201);
-      expect((await call(base, 'GET', `/pets/${id}`)).text).toBe(json);
+      expect((await call(ref.base, 'GET', `/pets/${id}`)).text).toBe(json);
     });
 
     test.each([
@@ -197,7 +188,7 @@ describe('hostile and broken requests', () => {
       ['a 900,000-digit integer', '9'.repeat(900_000)],
     ])('a huge number (%s) as the id is refused with 400, quickly', async (_, number) => {
       const started = performance.now();
-      const res = await createPet(base, `{"id":${number},"name":"x"}`);
+      const res = await createPet(ref.base, `{"id":${number},"name":"x"}`);
       expect(res.status).toBe(400);
       expect(performance.now() - started).toBeLessThan(1_000);
     });
@@ -207,22 +198,25 @@ describe('hostile and broken requests', () => {
     test('a __proto__ key is stored as an ordinary property and pollutes no prototype', async () => {
       const id = freshId();
       const json = `{"id":${id},"name":"x","__proto__":{"polluted":true,"id":1},"constructor":{"prototype":{"polluted":true}}}`;
-      const res = await createPet(base, json);
+      const res = await createPet(ref.base, json);
       expect(res.status).toBe(201);
       expect(res.text).toBe(json);
       expect(({} as Record<string, unknown>).polluted).toBeUndefined();
       expect(Object.prototype).not.toHaveProperty('polluted');
-      expect((await call(base, 'GET', `/pets/${id}`)).text).toBe(json);
+      expect((await call(ref.base, 'GET', `/pets/${id}`)).text).toBe(json);
     });
 
     test('required fields hidden under __proto__ do not count: 400', async () => {
-      const res = await createPet(base, '{"__proto__":{"id":1,"name":"x"}}');
+      const res = await createPet(ref.base, '{"__proto__":{"id":1,"name":"x"}}');
       expect(res.status).toBe(400);
       expect(({} as Record<string, unknown>).name).toBeUndefined();
     });
 
     test('a nested __proto__ pollutes nothing either', async () => {
-      const res = await createPet(base, `{"id":${freshId()},"name":"x","a":[{"__proto__":{"polluted":1}}]}`);
+      const res = await createPet(
+        ref.base,
+        `{"id":${freshId()},"name":"x","a":[{"__proto__":{"polluted":1}}]}`,
+      );
       expect(res.status).toBe(201);
       expect(([] as unknown as Record<string, unknown>).polluted).toBeUndefined();
       expect(({} as Record<string, unknown>).polluted).toBeUndefined();
@@ -241,7 +235,7 @@ describe('hostile and broken requests', () => {
         `GET /v1/pets HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(32 * 1024)}\r\n\r\n`,
       ],
     ])('%s is answered %i with a problem body, then the connection is closed', async (_, status, request) => {
-      const socket = await rawConnect(base);
+      const socket = await rawConnect(ref.base);
       const reply = readUntilClosed(socket);
       socket.write(request);
       const raw = await reply;
@@ -252,12 +246,12 @@ describe('hostile and broken requests', () => {
     });
 
     test('a client that connects and leaves at once does not disturb the server', async () => {
-      for (let i = 0; i < 20; i++) (await rawConnect(base)).destroy();
+      for (let i = 0; i < 20; i++) (await rawConnect(ref.base)).destroy();
       await stillServing();
     });
 
     test('a client that leaves in the middle of its body does not disturb the server', async () => {
-      const socket = await rawConnect(base);
+      const socket = await rawConnect(ref.base);
       socket.on('error', () => {});
       socket.write(
         'POST /v1/pets HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"id":',
@@ -296,7 +290,7 @@ describe('hostile and broken requests', () => {
             .map((v) => JSON.stringify(v, (_, x) => (typeof x === 'bigint' ? x.toString() : x))),
         ),
         async (body) => {
-          const res = await createPet(base, body);
+          const res = await createPet(ref.base, body);
           expect(res.status).toBeGreaterThanOrEqual(200);
           expect(res.status).toBeLessThan(500);
         },
@@ -307,17 +301,10 @@ describe('hostile and broken requests', () => {
 });
 
 describe('slow clients', () => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startServer({ requestTimeoutMs: 500 });
-  });
-  afterAll(async () => {
-    await server.close();
-    expect(server.internalErrors).toEqual([]);
-  });
+  const ref = serverForBlock({ requestTimeoutMs: 500 });
 
   test('a client trickling its headers is answered 408 and disconnected once the request time is up', async () => {
-    const socket = await rawConnect(server.url);
+    const socket = await rawConnect(ref.server.url);
     const started = performance.now();
     const reply = readUntilClosed(socket, 5_000);
     socket.write('GET /v1/pets HTTP/1.1\r\nHost: x\r\n');
@@ -329,7 +316,7 @@ describe('slow clients', () => {
   });
 
   test('a client trickling its body is answered 408 and disconnected once the request time is up', async () => {
-    const socket = await rawConnect(server.url);
+    const socket = await rawConnect(ref.server.url);
     const started = performance.now();
     const reply = readUntilClosed(socket, 5_000);
     socket.write(
@@ -343,7 +330,7 @@ describe('slow clients', () => {
   });
 
   test('a request completed in time is served normally', async () => {
-    expect((await call(server.url, 'GET', '/pets')).status).toBe(200);
+    expect((await call(ref.server.url, 'GET', '/pets')).status).toBe(200);
   });
 });
 

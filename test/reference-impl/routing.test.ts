@@ -1,28 +1,20 @@
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { PetStore } from '../../reference-impl/index.ts';
-import { call, rawConnect, readUntilClosed, startServer, statusOf, type TestServer } from './helpers.ts';
+import { call, rawConnect, readUntilClosed, serverForBlock, statusOf } from './helpers.ts';
 
 describe('routing under /v1', () => {
-  let server: TestServer;
-  let base: string;
-
-  beforeAll(async () => {
+  const ref = serverForBlock(() => {
     const store = new PetStore();
     store.add({ id: 1, name: 'one' });
-    server = await startServer({ store });
-    base = server.url;
-  });
-  afterAll(async () => {
-    await server.close();
-    expect(server.internalErrors).toEqual([]);
+    return { store };
   });
 
   test('the base URL ends in /v1', () => {
-    expect(base).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/);
+    expect(ref.base).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/);
   });
 
   test('GET /v1/store/orders answers 200 with an empty JSON array', async () => {
-    const res = await call(base, 'GET', '/store/orders');
+    const res = await call(ref.base, 'GET', '/store/orders');
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toBe('application/json');
     expect(res.text).toBe('[]');
@@ -40,7 +32,7 @@ describe('routing under /v1', () => {
     ['POST', '/store/orders', 'GET, HEAD'],
     ['DELETE', '/store/orders', 'GET, HEAD'],
   ])('%s %s is answered 405 with Allow: %s', async (method, path, allow) => {
-    const res = await call(base, method, path, method === 'GET' ? {} : { body: '{"id":1,"name":"x"}' });
+    const res = await call(ref.base, method, path, method === 'GET' ? {} : { body: '{"id":1,"name":"x"}' });
     expect(res.status).toBe(405);
     expect(res.headers.allow).toBe(allow);
     expect(res.headers['content-type']).toBe('application/problem+json');
@@ -48,9 +40,9 @@ describe('routing under /v1', () => {
   });
 
   test('a method the contract does not define leaves the pet unchanged', async () => {
-    await call(base, 'DELETE', '/pets/1');
-    await call(base, 'PUT', '/pets/1', { body: '{"id":1,"name":"changed"}' });
-    const res = await call(base, 'GET', '/pets/1');
+    await call(ref.base, 'DELETE', '/pets/1');
+    await call(ref.base, 'PUT', '/pets/1', { body: '{"id":1,"name":"changed"}' });
+    const res = await call(ref.base, 'GET', '/pets/1');
     expect(res.text).toBe('{"id":1,"name":"one"}');
   });
 
@@ -67,14 +59,14 @@ describe('routing under /v1', () => {
     '/v1/store/orders/1',
     '/v1//pets',
   ])('the unknown path %s is answered 404 with a problem body', async (path) => {
-    const res = await call(base.replace(/\/v1$/, ''), 'GET', path);
+    const res = await call(ref.base.replace(/\/v1$/, ''), 'GET', path);
     expect(res.status).toBe(404);
     expect(res.headers['content-type']).toBe('application/problem+json');
     expect(res.json()).toMatchObject({ type: 'about:blank', title: 'Not Found' });
   });
 
   test('HEAD /v1/pets answers like GET without a body', async () => {
-    const res = await call(base, 'HEAD', '/pets');
+    const res = await call(ref.base, 'HEAD', '/pets');
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toBe('application/json');
     expect(res.headers['content-length']).toBe(String('[{"id":1,"name":"one"}]'.length));
@@ -82,9 +74,9 @@ describe('routing under /v1', () => {
   });
 
   test('a request target in absolute form is routed by its path', async () => {
-    const socket = await rawConnect(base);
+    const socket = await rawConnect(ref.base);
     const reply = readUntilClosed(socket);
-    socket.end(`GET ${base}/pets?limit=1 HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`);
+    socket.end(`GET ${ref.base}/pets?limit=1 HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`);
     const raw = await reply;
     expect(statusOf(raw)).toBe(200);
     expect(raw).toContain('[{"id":1,"name":"one"}]');
@@ -99,7 +91,7 @@ describe('routing under /v1', () => {
       ['PUT', '/pets'],
       ['GET', '/nothing'],
     ] as const) {
-      const res = await call(base, method, path);
+      const res = await call(ref.base, method, path);
       expect(String(res.headers['content-type'])).toMatch(/^application\/(problem\+)?json$/);
       expect(Number(res.headers['content-length'])).toBe(Buffer.byteLength(res.text));
       expect(() => JSON.parse(res.text)).not.toThrow();
