@@ -90,12 +90,20 @@ export class OutcomeCollector implements Reporter {
     if (result.state === 'pending') return;
     this.seen.add(test.id);
     const serverErrors = serverErrorsOf(test);
+    const meta = test.meta() as { blockedBy?: unknown; suiteError?: unknown; blockedEvidence?: unknown };
+    const blockedBy = Array.isArray(meta.blockedBy)
+      ? meta.blockedBy.filter((id) => typeof id === 'string')
+      : [];
     const base = {
       requirementId: requirementIdOf(test),
       name: test.name,
       file: this.relative(test.module.moduleId),
       durationMs: Math.round(test.diagnostic()?.duration ?? 0),
       ...(serverErrors.length > 0 ? { serverErrors } : {}),
+      ...(result.state === 'skipped' && blockedBy.length > 0 ? { blockedBy } : {}),
+      ...(result.state === 'failed' && typeof meta.suiteError === 'string'
+        ? { suiteError: meta.suiteError }
+        : {}),
     };
     let outcome: TestOutcome;
     if (result.state === 'failed') {
@@ -110,7 +118,13 @@ export class OutcomeCollector implements Reporter {
           : this.deadlineHit && isCancelNote(result.note)
             ? // Cut by the deadline ("The test run was aborted by the user."): not a skip, a check not finished.
               { ...base, state: 'failed', failures: [{ message: NOT_FINISHED }] }
-            : { ...base, state: 'skipped', ...(result.note ? { note: result.note } : {}), failures: [] };
+            : {
+                ...base,
+                state: 'skipped',
+                ...(result.note ? { note: result.note } : {}),
+                // A blocked check keeps its evidence: what it needed and what came back.
+                failures: 'blockedBy' in base ? blockedEvidence(meta) : [],
+              };
     } else {
       outcome = { ...base, state: 'passed', failures: [] };
     }
@@ -149,6 +163,13 @@ function serverErrorsOf(test: TestCase): ServerErrorSeen[] {
       typeof e.status === 'number' &&
       typeof e.reproduce === 'string',
   );
+}
+
+/** The evidence a blocked check left in task.meta.blockedEvidence, as a Failure. */
+function blockedEvidence(meta: { blockedEvidence?: unknown }): Failure[] {
+  const e = meta.blockedEvidence;
+  if (typeof e !== 'object' || e === null) return [];
+  return [toFailure({ ...(e as Record<string, unknown>), name: 'ConformanceError', message: 'blocked' })];
 }
 
 /** Errors of the describe blocks and the file around a test (failed beforeAll/afterAll hooks). */

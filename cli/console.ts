@@ -2,9 +2,18 @@
  * What the run prints. All of it goes through the run's redactor (see main.ts), never straight to
  * process.stdout.
  */
+
+import type { Requirement } from '../spec/catalog.ts';
 import type { Config } from '../suites/harness/config.ts';
-import { byOperation, operationLabel, optionsText, type RunRecord } from './reports.ts';
-import { NOT_SELECTED, type RequirementResult, type TestOutcome } from './rollup.ts';
+import {
+  byCause,
+  byOperation,
+  operationLabel,
+  optionsText,
+  type RunRecord,
+  UNJUDGED_CAUSE,
+} from './reports.ts';
+import { isBlockedResult, NOT_SELECTED, type RequirementResult, type TestOutcome } from './rollup.ts';
 
 export interface Paint {
   green(s: string): string;
@@ -54,19 +63,56 @@ export function startLines(
   ];
 }
 
-/** One progress line per finished test; none for tests --only left out (they are many, and say nothing). */
-export function progressLine(
-  outcome: TestOutcome,
-  done: number,
-  collected: number,
-  p: Paint,
-): string | undefined {
-  if (outcome.state === 'skipped' && outcome.note === NOT_SELECTED) return undefined;
-  const counter = p.dim(`[${String(done).padStart(String(collected).length)}/${collected}]`);
-  if (outcome.state === 'passed') return `${counter} ${p.green('✓')} ${outcome.name}`;
-  if (outcome.state === 'skipped')
-    return `${counter} ${p.dim(`- ${outcome.name} (skipped: ${outcome.note ?? 'no reason given'})`)}`;
-  return `${counter} ${p.red('✗')} ${outcome.name}`;
+/**
+ * Progress by requirement: one line when every check of a requirement has finished, counted against
+ * the requirements selected, a total known before the first check runs. Provisional: the roll-up
+ * decides (a 5xx seen elsewhere still fails ANY-NO-5XX).
+ */
+export class Progress {
+  private readonly expected = new Map<string, number>();
+  private readonly finished = new Map<string, TestOutcome[]>();
+  private done = 0;
+
+  constructor(
+    private readonly selected: readonly Requirement[],
+    private readonly p: Paint,
+    private readonly width = 100,
+  ) {}
+
+  /** A suite file's tests were collected: how many checks each requirement has. */
+  collected(requirementIds: readonly (string | undefined)[]): void {
+    for (const id of requirementIds) if (id) this.expected.set(id, (this.expected.get(id) ?? 0) + 1);
+  }
+
+  /** A check finished; returns the line to print when it was its requirement's last. */
+  outcome(o: TestOutcome): string | undefined {
+    const r = this.selected.find((x) => x.id === o.requirementId);
+    if (!r) return undefined;
+    const list = [...(this.finished.get(r.id) ?? []), o];
+    this.finished.set(r.id, list);
+    if (list.length !== this.expected.get(r.id)) return undefined;
+    this.done += 1;
+    const total = String(this.selected.length);
+    const counter = this.p.dim(`[${String(this.done).padStart(total.length)}/${total}]`);
+    const { p } = this;
+    const failed = list.filter((t) => t.state === 'failed').length;
+    const blocked = list.filter((t) => t.blockedBy !== undefined);
+    const head = `${r.id} ${r.title}`;
+    const room = this.width - total.length * 2 - 6;
+    if (failed > 0) return `${counter} ${p.red('✗')} ${fit(head, room)}`;
+    if (blocked.length > 0) {
+      const by = [...new Set(blocked.flatMap((t) => t.blockedBy ?? []))].join(', ');
+      return `${counter} ${p.yellow('◌')} ${fit(`${r.id} blocked by ${by}`, room)}`;
+    }
+    if (list.some((t) => t.state === 'passed')) return `${counter} ${p.green('✓')} ${fit(head, room)}`;
+    const why = [...new Set(list.map((t) => t.note ?? 'skipped'))].join('; ');
+    return `${counter} ${p.dim(`- ${fit(`${r.id} skipped: ${why}`, room)}`)}`;
+  }
+}
+
+/** The text cut to `width` characters, with "…" where cut. */
+export function fit(text: string, width: number): string {
+  return text.length <= width ? text : `${text.slice(0, Math.max(1, width - 1))}…`;
 }
 
 /** The end of the run: the table by operation, the failures, the verdict and where the reports are. */
@@ -75,6 +121,7 @@ export function endLines(
   reportDir: string,
   reportFiles: readonly string[],
   p: Paint,
+  width = 100,
 ): string[] {
   const { rollUp, config } = run;
   const out: string[] = ['', p.bold('Requirements'), ''];
@@ -85,45 +132,70 @@ export function endLines(
   for (const [operation, results] of byOperation(shown)) {
     out.push(p.bold(operationLabel(operation, run.operations)));
     for (const r of results) {
-      const reason = r.status === 'skipped' && r.message ? p.dim(` ${r.message}`) : '';
-      out.push(`  ${r.id.padEnd(idWidth)}  ${r.level.padEnd(6)}  ${statusText(r, p)}${reason}`);
+      const line = `  ${r.id.padEnd(idWidth)}  ${r.level.padEnd(6)}  `;
+      const reason =
+        r.status === 'skipped' && r.message && !isBlockedResult(r)
+          ? p.dim(` ${fit(r.message, Math.max(20, width - line.length - 9))}`)
+          : '';
+      out.push(`${line}${statusText(r, p)}${reason}`);
     }
     out.push('');
   }
   if (notSelected > 0) out.push(p.dim(`${notSelected} more requirements ${NOT_SELECTED}`), '');
 
   const failed = rollUp.results.filter((r) => r.status === 'failed');
+  const causes = byCause(rollUp.results);
   if (failed.length > 0) {
-    out.push(p.bold(`Failures (${failed.length})`), '');
+    out.push(p.bold(`Failures (${failed.length}), each with what it blocks`), '');
     for (const r of failed) {
       const level = r.gating ? r.level : `${r.level}, ${p.yellow('not gating')}`;
       const checks = r.tests.passed + r.tests.failed + r.tests.skipped;
       const count = checks > 1 ? p.dim(` (${r.tests.failed} of ${checks} checks failed)`) : '';
-      out.push(`${p.red(r.gating ? '✗' : '!')} ${p.bold(r.id)} (${level}) ${r.title}${count}`);
-      if (r.expected !== undefined || r.received !== undefined) {
-        if (r.expected !== undefined) out.push(`    expected:  ${r.expected}`);
-        if (r.received !== undefined) out.push(`    received:  ${r.received}`);
-      } else {
-        out.push(`    ${r.message ?? 'failed'}`);
+      const countText = checks > 1 ? ` (${r.tests.failed} of ${checks} checks failed)` : '';
+      const levelText = r.gating ? r.level : `${r.level}, not gating`;
+      const room = width - r.id.length - levelText.length - countText.length - 6;
+      out.push(
+        `${p.red(r.gating ? '✗' : '!')} ${p.bold(r.id)} (${level}) ${fit(r.title, Math.max(20, room))}${count}`,
+      );
+      out.push(...evidenceLines(r, width));
+      const dependents = causes.get(r.id) ?? [];
+      if (dependents.length > 0) {
+        out.push(`    blocks:    ${dependents.map((d) => `${d.id} (${d.level})`).join(', ')}`);
       }
-      if (r.reproduce !== undefined) out.push(`    reproduce: ${r.reproduce}`);
+      out.push('');
+    }
+  }
+  const orphans = causes.get(UNJUDGED_CAUSE) ?? [];
+  if (orphans.length > 0) {
+    out.push(p.bold(`Blocked, by requirements that were not judged (${orphans.length})`), '');
+    for (const r of orphans) {
+      out.push(`${p.yellow('◌')} ${p.bold(r.id)} (${r.level}) ${fit(r.title, width - r.id.length - 14)}`);
+      out.push(`    ${fit(r.message ?? '', width - 4)}`);
       out.push('');
     }
   }
 
   for (const warning of rollUp.suiteWarnings) out.push(p.yellow(`warning: ${warning}`));
-  const { passed, failed: nFailed, skipped } = rollUp.totals;
+  const { passed, failed: nFailed, skipped, blocked } = rollUp.totals;
   const verdict =
     rollUp.verdict === 'conformant' ? p.green(p.bold('CONFORMANT')) : p.red(p.bold('NON-CONFORMANT'));
   const gatingFailures = failed.filter((r) => r.gating).length;
+  const gatingBlocked = rollUp.results.filter((r) => isBlockedResult(r) && r.gating).length;
   const gateNote =
     rollUp.verdict === 'conformant'
       ? nFailed > 0
         ? ` (${nFailed} non-gating failure${nFailed === 1 ? '' : 's'}${config.strict ? '' : '; --strict makes SHOULD failures gate'})`
         : ''
-      : ` (${gatingFailures} gating failure${gatingFailures === 1 ? '' : 's'})`;
+      : ` (${[
+          gatingFailures > 0 ? `${gatingFailures} gating failure${gatingFailures === 1 ? '' : 's'}` : '',
+          gatingBlocked > 0
+            ? `${gatingBlocked} gating requirement${gatingBlocked === 1 ? '' : 's'} blocked`
+            : '',
+        ]
+          .filter(Boolean)
+          .join(', ')})`;
   out.push(
-    `${verdict}${gateNote}: ${passed} passed, ${nFailed} failed, ${skipped} skipped of ${rollUp.results.length} requirements`,
+    `${verdict}${gateNote}: ${passed} passed, ${nFailed} failed, ${blocked} blocked, ${skipped - blocked} skipped of ${rollUp.results.length} requirements`,
     `seed ${config.seed} · ${(run.durationMs / 1000).toFixed(1)} s · target ${run.target}`,
     `reports: ${reportDir} (${reportFiles.join(', ')})`,
   );
@@ -132,6 +204,20 @@ export function endLines(
 
 function statusText(r: RequirementResult, p: Paint): string {
   if (r.status === 'passed') return p.green('passed');
+  if (isBlockedResult(r)) return p.yellow(`blocked by ${(r.blockedBy ?? []).join(', ')}`);
   if (r.status === 'skipped') return p.dim('skipped');
   return r.gating ? p.red('FAILED') : p.yellow('failed (not gating)');
+}
+
+/** expected / received (cut to the width: summary.json has them whole) and reproduce (never cut). */
+function evidenceLines(r: RequirementResult, width: number): string[] {
+  const lines: string[] = [];
+  if (r.expected !== undefined || r.received !== undefined) {
+    if (r.expected !== undefined) lines.push(`    expected:  ${fit(r.expected, width - 15)}`);
+    if (r.received !== undefined) lines.push(`    received:  ${fit(r.received, width - 15)}`);
+  } else {
+    lines.push(`    ${fit(r.message ?? 'failed', width - 4)}`);
+  }
+  if (r.reproduce !== undefined) lines.push(`    reproduce: ${r.reproduce}`);
+  return lines;
 }

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { loadCatalog, type Requirement } from '../spec/catalog.ts';
 import { packageVersion } from '../spec/paths.ts';
 import type { Config } from '../suites/harness/config.ts';
-import { endLines, paintFor, progressLine, startLines } from './console.ts';
+import { endLines, Progress, paintFor, startLines } from './console.ts';
 import type { Dependencies } from './dependencies.ts';
 import { helpText } from './help.ts';
 import { renderHtml } from './html.ts';
@@ -30,7 +30,7 @@ import { redactTree, rotateReportDir, writeReports } from './write.ts';
 export const EXIT = { conformant: 0, nonConformant: 1, cannotJudge: 2 } as const;
 
 export interface Io {
-  readonly stdout: NodeJS.WritableStream & { isTTY?: boolean };
+  readonly stdout: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
   readonly stderr: NodeJS.WritableStream & { isTTY?: boolean };
   readonly cwd: string;
 }
@@ -238,14 +238,22 @@ async function judge(
     process.once('SIGINT', stopOnSignal);
     process.once('SIGTERM', stopOnSignal);
 
+    const width = Math.min(120, Math.max(60, io.stdout.columns ?? 100));
+    const progress = new Progress(
+      spec.catalog.requirements.filter((r) => isSelected(r.id, config.only)),
+      p,
+      width,
+    );
     const suiteRun = await runSuites(deps.suiteVitestOptions(config, spec.openapi), {
       root: deps.root(),
       allureResultsDir: allureStaging,
       environmentInfo: environmentInfo(config, deps.version()),
       ...(deps.startupMs === undefined ? {} : { startupMs: deps.startupMs }),
       events: {
-        onOutcome: (o, done, collected) => {
-          const line = progressLine(o, done, collected, p);
+        onCollected: (tests) =>
+          progress.collected(tests.map((t) => (t.meta() as { requirementId?: string }).requirementId)),
+        onOutcome: (o) => {
+          const line = progress.outcome(o);
           if (line !== undefined) out(line);
         },
       },
@@ -271,6 +279,9 @@ async function judge(
     }
     const summary = rollUp(spec.catalog, outcomes, config);
 
+    // An exception of a check itself is a bug of the suite, not the server's fault: exit 2.
+    const suiteBug = outcomes.find((o) => o.suiteError !== undefined);
+    if (suiteBug) throw new CannotJudgeError(`the suite failed in ${suiteBug.name}: ${suiteBug.suiteError}`);
     const broken = suiteProblems(suiteRun, summary.unjudged);
     if (broken.length > 0 && !suiteRun.deadlineHit) {
       for (const line of broken) io.stderr.write(`${redactor.text(line)}\n`);
@@ -311,7 +322,7 @@ async function judge(
         warn(`--html: no HTML report: ${problem}`);
       }
     }
-    for (const line of endLines(record, shownDir, written, p)) out(line);
+    for (const line of endLines(record, shownDir, written, p, width)) out(line);
     return summary.verdict === 'conformant' ? EXIT.conformant : EXIT.nonConformant;
   } finally {
     if (stopOnSignal) {

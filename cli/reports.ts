@@ -3,7 +3,7 @@
  * summary. Built as text here; written (and redacted) in one place, write.ts.
  */
 import type { Config } from '../suites/harness/config.ts';
-import type { RequirementResult, RollUp } from './rollup.ts';
+import { isBlockedResult, type RequirementResult, type RollUp } from './rollup.ts';
 
 export interface RunRecord {
   readonly version: string;
@@ -45,12 +45,40 @@ export function summaryJson(run: RunRecord): string {
       title: r.title,
       status: r.status,
       ...(r.message === undefined ? {} : { message: r.message }),
+      ...(isBlockedResult(r) ? { blockedBy: [...(r.blockedBy ?? [])] } : {}),
       ...(r.status === 'failed' && r.expected !== undefined ? { expected: r.expected } : {}),
       ...(r.status === 'failed' && r.received !== undefined ? { received: r.received } : {}),
       ...(r.reproduce === undefined ? {} : { reproduce: r.reproduce }),
     })),
   };
   return `${JSON.stringify(summary, null, 2)}\n`;
+}
+
+/** The key byCause() files blocked requirements under when no failed requirement explains them. */
+export const UNJUDGED_CAUSE = '';
+
+/**
+ * Blocked requirements by the failed requirement that is their cause, following chains (blocked by a
+ * requirement that is itself blocked). A requirement blocked only by requirements that were not
+ * judged (not selected, skipped) is filed under UNJUDGED_CAUSE.
+ */
+export function byCause(results: readonly RequirementResult[]): Map<string, RequirementResult[]> {
+  const byId = new Map(results.map((r) => [r.id, r]));
+  const roots = (r: RequirementResult, seen: Set<string>): string[] =>
+    (r.blockedBy ?? []).flatMap((id) => {
+      const blocker = byId.get(id);
+      if (!blocker || seen.has(id)) return [];
+      if (blocker.status === 'failed') return [id];
+      return isBlockedResult(blocker) ? roots(blocker, new Set([...seen, id])) : [];
+    });
+  const causes = new Map<string, RequirementResult[]>();
+  for (const r of results.filter(isBlockedResult)) {
+    const found = [...new Set(roots(r, new Set([r.id])))];
+    for (const cause of found.length > 0 ? found : [UNJUDGED_CAUSE]) {
+      causes.set(cause, [...(causes.get(cause) ?? []), r]);
+    }
+  }
+  return causes;
 }
 
 /** The operation a requirement belongs to, as a heading: "GET /pets (listPets)" or "any operation". */
@@ -145,11 +173,12 @@ export function summaryMarkdown(run: RunRecord, reportDir: string): string {
     '',
     `Target \`${run.target}\` · seed \`${config.seed}\` · ${(run.durationMs / 1000).toFixed(1)} s · petstore-conformance ${run.version}${optionsText(config) ? ` · ${optionsText(config)}` : ''}`,
     '',
-    '| passed | failed | skipped |',
-    '|---:|---:|---:|',
-    `| ${rollUp.totals.passed} | ${rollUp.totals.failed} | ${rollUp.totals.skipped} |`,
+    '| passed | failed | blocked | skipped |',
+    '|---:|---:|---:|---:|',
+    `| ${rollUp.totals.passed} | ${rollUp.totals.failed} | ${rollUp.totals.blocked} | ${rollUp.totals.skipped - rollUp.totals.blocked} |`,
     '',
   ];
+  const causes = byCause(rollUp.results);
   if (failed.length > 0) {
     out.push('### Failures', '');
     for (const r of failed) {
@@ -161,12 +190,25 @@ export function summaryMarkdown(run: RunRecord, reportDir: string): string {
       if (r.received !== undefined) out.push(`- received: ${code(r.received)}`);
       if (r.expected === undefined && r.received === undefined) out.push(`- ${md(r.message ?? '')}`);
       if (r.reproduce !== undefined) out.push('', '```sh', r.reproduce, '```');
+      const dependents = causes.get(r.id) ?? [];
+      if (dependents.length > 0) {
+        out.push(
+          '',
+          `Blocks ${dependents.length} more, not judged until this is fixed: ${dependents.map((d) => `\`${d.id}\` (${d.level})`).join(', ')}`,
+        );
+      }
       out.push('');
     }
     out.push(
       `Reproduce the whole run with \`--seed ${config.seed}\`; every report is in \`${reportDir}\`.`,
       '',
     );
+  }
+  const orphans = causes.get(UNJUDGED_CAUSE) ?? [];
+  if (orphans.length > 0) {
+    out.push('### Blocked by requirements that were not judged', '');
+    for (const r of orphans) out.push(`- \`${r.id}\` (${r.level}): ${md(r.message ?? '')}`);
+    out.push('');
   }
   out.push(
     '<details><summary>All requirements</summary>',
@@ -175,7 +217,7 @@ export function summaryMarkdown(run: RunRecord, reportDir: string): string {
     '|---|---|---|---|',
     ...rollUp.results.map(
       (r) =>
-        `| \`${r.id}\` | ${r.level} | ${statusMark(r)} ${r.status}${r.status === 'skipped' && r.message ? ` (${md(r.message)})` : ''} | ${md(r.title)} |`,
+        `| \`${r.id}\` | ${r.level} | ${statusMark(r)} ${isBlockedResult(r) ? 'blocked' : r.status}${r.status === 'skipped' && r.message ? ` (${md(r.message)})` : ''} | ${md(r.title)} |`,
     ),
     '',
     '</details>',
@@ -186,6 +228,7 @@ export function summaryMarkdown(run: RunRecord, reportDir: string): string {
 
 export function statusMark(r: RequirementResult): string {
   if (r.status === 'passed') return '✅';
+  if (isBlockedResult(r)) return '🚧';
   if (r.status === 'skipped') return '⏭️';
   return r.gating ? '❌' : '⚠️';
 }

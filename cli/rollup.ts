@@ -39,6 +39,13 @@ export interface TestOutcome {
   readonly durationMs: number;
   /** The 5xx answers this test received (the first few). */
   readonly serverErrors?: readonly ServerErrorSeen[];
+  /**
+   * Skipped because a precondition could not be had: the requirements whose failure blocks it
+   * (task.meta.blockedBy). Its `failures` then hold the evidence: what was needed and what came back.
+   */
+  readonly blockedBy?: readonly string[];
+  /** Failed by an exception of the check itself, not an HTTP expectation: a bug of the suite. */
+  readonly suiteError?: string;
 }
 
 export interface RequirementResult {
@@ -52,7 +59,12 @@ export interface RequirementResult {
   readonly expected?: string;
   readonly received?: string;
   readonly reproduce?: string;
-  /** Failed: whether this failure decides the verdict (MUST; SHOULD with --strict). */
+  /**
+   * Blocked (status skipped): the requirements whose failure kept it from being judged; `message`
+   * says what came back. A blocked gating requirement never makes a run conformant.
+   */
+  readonly blockedBy?: readonly string[];
+  /** Failed or blocked: whether this decides the verdict (MUST; SHOULD with --strict). */
   readonly gating: boolean;
   readonly tests: { readonly passed: number; readonly failed: number; readonly skipped: number };
   readonly durationMs: number;
@@ -61,7 +73,13 @@ export interface RequirementResult {
 export interface RollUp {
   readonly results: readonly RequirementResult[];
   readonly verdict: 'conformant' | 'non-conformant';
-  readonly totals: { readonly passed: number; readonly failed: number; readonly skipped: number };
+  /** `skipped` counts every skipped requirement, the blocked ones included; `blocked` counts those. */
+  readonly totals: {
+    readonly passed: number;
+    readonly failed: number;
+    readonly skipped: number;
+    readonly blocked: number;
+  };
   /** Selected requirements that no test reported on: the suite broke, the run cannot judge. */
   readonly unjudged: readonly string[];
   /** Problems of the suite that do not stop the verdict (tests without or with an unknown id). */
@@ -160,6 +178,22 @@ export function rollUp(
         gating: gates(r.level, options.strict),
       };
     }
+    const blockedTests = tests.filter((t) => t.state === 'skipped' && t.blockedBy !== undefined);
+    if (blockedTests.length > 0) {
+      const [first] = blockedTests as [TestOutcome, ...TestOutcome[]];
+      const evidence = first.failures[0];
+      const ofTotal = tests.length > 1 ? ` (${blockedTests.length} of ${tests.length} checks blocked)` : '';
+      return {
+        ...base,
+        status: 'skipped',
+        blockedBy: [...new Set(blockedTests.flatMap((t) => t.blockedBy ?? []))],
+        message: `${first.note ?? 'blocked'}${ofTotal}`,
+        ...(evidence?.expected === undefined ? {} : { expected: evidence.expected }),
+        ...(evidence?.received === undefined ? {} : { received: evidence.received }),
+        ...(evidence?.reproduce === undefined ? {} : { reproduce: evidence.reproduce }),
+        gating: gates(r.level, options.strict),
+      };
+    }
     if (tests.some((t) => t.state === 'passed')) return { ...base, status: 'passed', gating: false };
     if (tests.length > 0) {
       const reasons = [...new Set(tests.map((t) => t.note?.trim() || 'skipped by the suite'))];
@@ -169,13 +203,50 @@ export function rollUp(
     return { ...base, status: 'skipped', message: 'no test reported on this requirement', gating: false };
   });
 
+  const judged = results.map((r) => unblockWhereTheBlockerPassed(r, results));
   const totals = {
-    passed: results.filter((r) => r.status === 'passed').length,
-    failed: results.filter((r) => r.status === 'failed').length,
-    skipped: results.filter((r) => r.status === 'skipped').length,
+    passed: judged.filter((r) => r.status === 'passed').length,
+    failed: judged.filter((r) => r.status === 'failed').length,
+    skipped: judged.filter((r) => r.status === 'skipped').length,
+    blocked: judged.filter(isBlockedResult).length,
   };
-  const verdict = results.some((r) => r.status === 'failed' && r.gating) ? 'non-conformant' : 'conformant';
-  return { results, verdict, totals, unjudged, suiteWarnings };
+  const verdict = judged.some((r) => (r.status === 'failed' || isBlockedResult(r)) && r.gating)
+    ? 'non-conformant'
+    : 'conformant';
+  return { results: judged, verdict, totals, unjudged, suiteWarnings };
+}
+
+/** Whether a result is blocked: skipped because requirements it depends on failed. */
+export function isBlockedResult(r: RequirementResult): boolean {
+  return r.status === 'skipped' && r.blockedBy !== undefined && r.blockedBy.length > 0;
+}
+
+/**
+ * A blocked requirement whose blockers all passed their own checks met a real failure that those
+ * checks did not see (a create refused only for this check's pet, say): it fails, with that evidence.
+ */
+function unblockWhereTheBlockerPassed(
+  r: RequirementResult,
+  results: readonly RequirementResult[],
+): RequirementResult {
+  if (!isBlockedResult(r)) return r;
+  const blockers = (r.blockedBy ?? []).map((id) => results.find((other) => other.id === id));
+  if (!blockers.every((b) => b?.status === 'passed')) return r;
+  const { blockedBy: _blockedBy, ...rest } = r;
+  const detail = describeFailure({ message: r.message ?? '', ...pick(r) });
+  return {
+    ...rest,
+    status: 'failed',
+    message: `${detail} (a precondition of this check failed, although ${(r.blockedBy ?? []).join(', ')} passed its own checks)`,
+  };
+}
+
+function pick(r: RequirementResult): Pick<Failure, 'expected' | 'received' | 'reproduce'> {
+  return {
+    ...(r.expected === undefined ? {} : { expected: r.expected }),
+    ...(r.received === undefined ? {} : { received: r.received }),
+    ...(r.reproduce === undefined ? {} : { reproduce: r.reproduce }),
+  };
 }
 
 /**
@@ -196,7 +267,7 @@ export function cannotJudgeRollUp(requirements: readonly Requirement[], reason: 
       durationMs: 0,
     })),
     verdict: 'non-conformant',
-    totals: { passed: 0, failed: 0, skipped: 0 },
+    totals: { passed: 0, failed: 0, skipped: 0, blocked: 0 },
     unjudged: [],
     suiteWarnings: [],
   };

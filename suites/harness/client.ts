@@ -5,6 +5,7 @@ import { ConformanceError } from './errors.ts';
 import { type ExchangeRecord, formatBytes, recordExchange, type SentRequest, toCurl } from './exchange.ts';
 import { stringifyExact } from './json.ts';
 import { isSecretHeader, registerSecret, registerSecretHeader, registerSecretQueryParam } from './redact.ts';
+import { reproduceOf } from './reproduce.ts';
 
 /** Bytes of a response body read at most; the rest is not read (a 50 MB answer costs 1 MiB). */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -51,8 +52,8 @@ export interface RequestOptions {
   readonly body?: string | Uint8Array;
   /** The API key: as configured (default), left out, or replaced by a wrong one. */
   readonly auth?: 'config' | 'none' | 'wrong';
-  /** A shell expression that produces the body, for curl lines of bodies too long to paste. */
-  readonly reproduceBody?: string;
+  /** A POSIX sh command that prints the body, for curl lines of bodies too long to paste. */
+  readonly bodyCommand?: string;
 }
 
 /** A complete response (or one whose body was cut at the cap), with the request that got it. */
@@ -184,7 +185,7 @@ export class Client {
       const durationMs = performance.now() - started;
       const exchange = recordExchange(sent, { ...outcome, retries, durationMs });
       this.exchanges.push(exchange);
-      const reproduce = toCurl(sent);
+      const reproduce = reproduceOf(sent, outcome.status);
       if (outcome.status >= 500 && this.serverErrors.length < MAX_SERVER_ERRORS_KEPT) {
         this.serverErrors.push({ method: sent.method, url: exchange.url, status: outcome.status, reproduce });
       }
@@ -228,7 +229,7 @@ export class Client {
       url: this.url(path, query),
       headers,
       ...(body ? { body } : {}),
-      ...(options.reproduceBody !== undefined ? { reproduceBody: options.reproduceBody } : {}),
+      ...(options.bodyCommand !== undefined ? { bodyCommand: options.bodyCommand } : {}),
     };
   }
 

@@ -34,8 +34,8 @@ export interface SentRequest {
   readonly url: string;
   readonly headers: Readonly<Record<string, string>>;
   readonly body?: Uint8Array;
-  /** A shell expression that produces the body, for curl lines of bodies too long to paste. */
-  readonly reproduceBody?: string;
+  /** A POSIX sh command that prints the body, for curl lines of bodies too long to paste. */
+  readonly bodyCommand?: string;
 }
 
 /** A single-quoted shell word. */
@@ -68,29 +68,37 @@ export function formatBytes(n: number): string {
   return `${n} bytes`;
 }
 
+/** Bodies up to this size are written into a curl line; larger ones need a producing command. */
+export const INLINE_BODY_BYTES = 16 * 1024;
+
 /**
- * A ready-to-paste curl command that sends the request again, secrets masked (the key shows as ***).
- * Headers the client adds by itself (host, content-length, connection) are left to curl.
+ * A ready-to-paste POSIX sh command that sends the request again with curl, secrets masked (the key
+ * shows as ***): `curl -i` shows the status line and headers of the answer. Headers the client adds
+ * by itself (host, content-length, connection) are left to curl. A body given by `bodyCommand` (a
+ * POSIX command printing it) is piped in: `{ …; } | curl … --data-binary @-`.
  */
 export function toCurl(req: SentRequest): string {
-  const parts = ['curl -sS'];
-  if (req.method === 'HEAD') parts.push('-I');
-  else if (req.method !== 'GET' || req.body) parts.push(`-X ${req.method}`);
-  parts.push(shellQuote(redactUrl(req.url)));
+  const parts = [req.method === 'HEAD' ? 'curl -sS -I' : 'curl -i -sS'];
+  if (req.method !== 'GET' && req.method !== 'HEAD') parts.push(`-X ${req.method}`);
   for (const [name, value] of Object.entries(req.headers)) {
     parts.push(`-H ${shellQuote(`${name}: ${isSecretHeader(name) ? MASK : redact(value)}`)}`);
   }
-  if (req.reproduceBody !== undefined) {
-    parts.push(`--data-binary ${req.reproduceBody}`);
+  let producer = '';
+  let note = '';
+  if (req.bodyCommand !== undefined) {
+    producer = `${req.bodyCommand} | `;
+    parts.push('--data-binary @-');
   } else if (req.body) {
-    if (req.body.length <= EXCERPT_BYTES) {
-      parts.push(`--data-binary ${shellQuote(redact(Buffer.from(req.body).toString('utf8')))}`);
+    const text = redact(Buffer.from(req.body).toString('utf8'));
+    if (req.body.length <= INLINE_BODY_BYTES) {
+      parts.push(`--data-binary ${shellQuote(text)}`);
     } else {
-      const head = redact(Buffer.from(req.body).toString('utf8')).slice(0, 200);
-      parts.push(`--data-binary @body.json  # ${req.body.length}-byte body, starting ${shellQuote(head)}`);
+      parts.push('--data-binary @body.json');
+      note = `  # body.json: the ${req.body.length}-byte body sent, starting ${shellQuote(text.slice(0, 200))}`;
     }
   }
-  return parts.join(' ');
+  parts.push(shellQuote(redactUrl(req.url)));
+  return `${producer}${parts.join(' ')}${note}`;
 }
 
 /** The masked record of a request with its response, or with the error that stopped it. */

@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { isBlocked } from './blocked.ts';
 import { GENERATED_BUDGET_FACTOR } from './budget.ts';
 import type { Config } from './config.ts';
 import type { Contract, Schema } from './contract.ts';
@@ -167,9 +168,12 @@ export function isInvalid(contract: Contract, schema: Schema, value: unknown): b
   return contract.validateText(schema, stringifyExact(value)).length > 0;
 }
 
-/** Thrown by a request that got no complete response: further generated cases are not sent. */
-function isNoResponse(err: unknown): boolean {
-  return isConformanceError(err) && err.expected.startsWith('a complete HTTP response');
+/**
+ * Thrown by a request that got no complete response, or by a case whose precondition failed (a
+ * Blocked): further generated cases are not sent, and the error is the check's.
+ */
+function endsTheCheck(err: unknown): boolean {
+  return isBlocked(err) || (isConformanceError(err) && err.expected.startsWith('a complete HTTP response'));
 }
 
 /** Fewer generated cases than this within the budget fail the check: too few to judge the property. */
@@ -188,13 +192,18 @@ export interface GeneratedOptions {
   readonly note?: (message: string) => Promise<void>;
 }
 
+/** The first (only) argument of fast-check's counterexample, or null. */
+function counterexampleOf(details: { counterexample: unknown }): unknown {
+  return (details.counterexample as [unknown] | null)?.[0] ?? null;
+}
+
 /**
  * Checks a property over generated inputs, seeded by config.seed and shrunk on failure. The first case
  * that gets no response at all (a hanging or resetting server) ends the check at once, without
  * shrinking, so that a dead server costs one timeout and not one per case. The budget is checked
  * before each case starts, never by racing a running one: a case that started is judged, so a failing
  * case is never thrown away. Fewer than minRuns cases within the budget fail the check. A failure is
- * rethrown as a ConformanceError whose `received` names the smallest counterexample, the seed and the path.
+ * rethrown as a ConformanceError whose `received` shows the smallest counterexample as the JSON sent, and the seed.
  */
 export async function checkGenerated<T>(
   config: Config,
@@ -205,17 +214,17 @@ export async function checkGenerated<T>(
   const budgetMs = options.budgetMs ?? GENERATED_BUDGET_FACTOR * config.timeoutMs;
   const minRuns = Math.min(options.minRuns ?? MIN_GENERATED_CASES, options.numRuns);
   const endsAt = performance.now() + budgetMs;
-  let noResponse: unknown;
+  let ended: unknown;
   let ran = 0;
   const property = fc.asyncProperty(arbitrary, async (input) => {
     // Past the budget no case starts (it passes unjudged); the cases that ran are what is judged.
-    if (noResponse || performance.now() >= endsAt) return;
+    if (ended || performance.now() >= endsAt) return;
     ran++;
     try {
       await check(input);
     } catch (err) {
-      if (isNoResponse(err)) {
-        noResponse = err;
+      if (endsTheCheck(err)) {
+        ended = err;
         return;
       }
       throw err;
@@ -225,20 +234,24 @@ export async function checkGenerated<T>(
   await options.note?.(
     `${ran} generated case(s) checked${details.failed ? ` (shrinks included)` : ''} within a budget of ${budgetMs} ms (seed ${config.seed})`,
   );
-  if (noResponse) throw noResponse;
+  if (ended) throw ended;
   if (details.failed) {
     const err = details.errorInstance;
-    const where = `seed ${details.seed}, path ${JSON.stringify(details.counterexamplePath)}, after ${details.numRuns} case(s) and ${details.numShrinks} shrink(s)`;
-    const counterexample = fc.stringify((details.counterexample as [T] | null)?.[0]);
+    const where = `seed ${details.seed}, ${details.numRuns} case(s) tried, shrunk ${details.numShrinks} time(s)`;
     if (isConformanceError(err)) {
+      // The smallest failing case, as the JSON that was sent (the request body of its last exchange).
+      const sent = err.exchanges?.at(-1)?.requestBody;
       throw new ConformanceError({
         expected: err.expected,
-        received: `${err.received} — for the generated case ${counterexample} (${where})`,
+        received: `${err.received} — to the generated case ${sent ?? stringifyExact(counterexampleOf(details))} (${where})`,
         reproduce: err.reproduce,
         ...(err.exchanges ? { exchanges: err.exchanges } : {}),
       });
     }
-    throw new Error(`generated case ${counterexample} (${where}) failed: ${String(err)}`, { cause: err });
+    throw new Error(
+      `generated case ${stringifyExact(counterexampleOf(details))} (${where}) failed: ${String(err)}`,
+      { cause: err },
+    );
   }
   if (ran < minRuns) {
     throw new ConformanceError({

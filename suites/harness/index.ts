@@ -2,6 +2,8 @@
  * The harness of the conformance suites: the only module the tests in suites/ import.
  *
  *   requirement(id, check) / requirement.each(id, rows, check)   one test per requirement (and row)
+ *   setup (pets.ts): createPet, createAndFind, ensurePets, aPetToShow; a precondition that cannot be
+ *     had throws Blocked (blocked.ts): the check is reported blocked by the requirement that judges it
  *   CheckContext: api (Client), config, contract, newPet(), freshId(), skip(reason), note(message)
  *   expect*: status, JSON body, Content-Type, schema; each throws a ConformanceError with evidence
  *   generated inputs from the OpenAPI schemas (fast-check), seeded and shrunk
@@ -11,7 +13,7 @@ import { loadContract } from './contract.ts';
 
 /** fast-check, for tests that combine the harness's generators. */
 export { default as fc } from 'fast-check';
-
+export { Blocked, blocked, isBlocked } from './blocked.ts';
 export {
   type ApiResponse,
   Client,
@@ -57,7 +59,16 @@ export {
   parseExact,
   stringifyExact,
 } from './json.ts';
-export { aPetToShow, createPet, createPets, ensurePets, inParallel, petPath } from './pets.ts';
+export {
+  aPetToShow,
+  createAndFind,
+  createPet,
+  createPets,
+  ensurePets,
+  inParallel,
+  isSuccess,
+  petPath,
+} from './pets.ts';
 export { type CheckContext, type Row, requirement } from './requirement.ts';
 export { freshId, type PetInput, runConfig, runTag } from './run.ts';
 

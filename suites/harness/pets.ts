@@ -1,24 +1,65 @@
+import { blocked } from './blocked.ts';
 import { SETUP_CONCURRENCY } from './budget.ts';
 import type { ApiResponse, Client } from './client.ts';
-import { expectJsonArray, fail } from './expect.ts';
+import { describeResponse, expectJsonArray } from './expect.ts';
 import { exactText, isExactNumber } from './json.ts';
 import type { CheckContext } from './requirement.ts';
 import type { PetInput } from './run.ts';
+
+/*
+ * Preconditions are not checks. What a check needs (pets that exist, an id to show) is had by a
+ * tolerant path: a create answered with any 2xx counts (201 is CREATE-OK's to judge), and a pet that
+ * a check reads back must then be found. When a precondition cannot be had, the check is blocked
+ * (see blocked.ts), naming the requirement that judges what went wrong: CREATE-OK for a refused
+ * create, CREATE-PERSISTED (and CREATE-CONCURRENT, as setups create in parallel) for a pet that is
+ * not found afterwards, LIST-OK for a list that cannot be read.
+ */
 
 /** The path of one pet: /pets/{petId}, the id percent-encoded. */
 export function petPath(id: bigint | string): string {
   return `/pets/${encodeURIComponent(String(id))}`;
 }
 
+/** Whether a status is 2xx. */
+export function isSuccess(status: number): boolean {
+  return status >= 200 && status <= 299;
+}
+
+/** Who judges a pet that was created (2xx) but is not found afterwards. */
+const NOT_FOUND_AFTER_CREATE = ['CREATE-PERSISTED', 'CREATE-CONCURRENT'] as const;
+
 /**
- * Creates a pet a check needs. Anything but 201 fails the check: it cannot be judged without its
- * data, and the server refused a valid pet.
+ * Creates a pet a check needs. Any 2xx will do; anything else blocks the check by CREATE-OK (a
+ * server that refuses a valid pet fails CREATE-OK's own check, which says so).
  */
 export async function createPet(api: Client, pet: PetInput): Promise<ApiResponse> {
   const res = await api.post('/pets', { json: pet });
-  if (res.status !== 201)
-    fail(res, `status 201 to POST /pets (creating pet ${pet.id}, which this check needs)`);
+  if (!isSuccess(res.status))
+    blocked(['CREATE-OK'], res, `a 2xx to POST /pets creating pet ${pet.id}, which this check needs`);
   return res;
+}
+
+/**
+ * Creates a pet a check reads back, and finds it: GET /pets/{id} answers 200. A pet that is created
+ * but then not found (404) blocks the check by CREATE-PERSISTED; another answer to the show blocks it
+ * by SHOW-OK. Returns the 200 of the show.
+ */
+export async function createAndFind(api: Client, pet: PetInput): Promise<ApiResponse> {
+  const created = await createPet(api, pet);
+  return findPet(api, pet.id.toString(), `POST /pets answered ${created.status}`, true);
+}
+
+/**
+ * GET /pets/{id} of a pet that exists (`how`: why it should); 200, or the check is blocked: by
+ * CREATE-PERSISTED when a pet just created is not found, by SHOW-OK otherwise.
+ */
+async function findPet(api: Client, id: string, how: string, justCreated: boolean): Promise<ApiResponse> {
+  const res = await api.get(petPath(id));
+  if (res.status === 200) return res;
+  const needed = `status 200 to GET /pets/${id} (${how}), which this check needs`;
+  const received = `GET /pets/${id} answered ${describeResponse(res)}, after ${how}`;
+  if (res.status === 404 && justCreated) blocked(NOT_FOUND_AFTER_CREATE, res, needed, received);
+  blocked(['SHOW-OK'], res, needed, received);
 }
 
 /**
@@ -50,7 +91,7 @@ export async function inParallel<T, R>(
 
 /**
  * Creates pets with bounded concurrency (see inParallel; SETUP_CONCURRENCY at once, so that 101 pets
- * take 3 rounds, within the check's budget); every one must be answered 201.
+ * take 3 rounds, within the check's budget); each must be answered with a 2xx (see createPet).
  */
 export function createPets(
   api: Client,
@@ -60,10 +101,23 @@ export function createPets(
   return inParallel(pets, limit, (pet) => createPet(api, pet));
 }
 
+/** GET /pets, read as the JSON array a count needs; a list that cannot be read blocks by LIST-OK. */
+async function listedCount(api: Client, why: string): Promise<{ res: ApiResponse; count: number }> {
+  const res = await api.get('/pets');
+  const needed = `status 200 and a JSON array to GET /pets (${why}), which this check needs`;
+  if (res.status !== 200) blocked(['LIST-OK'], res, needed);
+  try {
+    return { res, count: expectJsonArray(res, needed).value.length };
+  } catch {
+    blocked(['LIST-OK'], res, needed);
+  }
+}
+
 /**
  * Makes sure at least `count` pets are listed (by GET /pets, the plainest request). With writes
  * allowed the shortfall is created (pets of this run; above 100 every one is created, as a list shows
- * at most 100). Read-only, it skips the check when fewer are listed, since it could not fail then.
+ * at most 100) and, up to 100, the list is read again to see them there. Read-only, it skips the
+ * check when fewer are listed, since it could not fail then.
  */
 export async function ensurePets(ctx: CheckContext, count: number): Promise<void> {
   const { api, config } = ctx;
@@ -76,38 +130,59 @@ export async function ensurePets(ctx: CheckContext, count: number): Promise<void
     );
     return;
   }
-  const res = await api.get('/pets');
-  if (res.status !== 200) fail(res, 'status 200 and a JSON array (counting the pets stored)');
-  const listed = expectJsonArray(res, 'a JSON array (counting the pets stored)').value.length;
+  const { count: listed } = await listedCount(api, 'counting the pets stored');
   if (listed >= count) return;
   if (config.readOnly)
     ctx.skip(`read-only: ${listed} pet(s) listed, fewer than the ${count} this check needs`);
-  await createPets(
+  const created = await createPets(
     api,
     Array.from({ length: count - listed }, () => ctx.newPet()),
   );
+  const after = await listedCount(api, `after creating ${created.length} pet(s)`);
+  if (after.count < count) {
+    blocked(
+      NOT_FOUND_AFTER_CREATE,
+      after.res,
+      `at least ${count} pets listed after creating ${created.length} (each answered 2xx), which this check needs`,
+      `GET /pets answered ${describeResponse(after.res)}: ${after.count} pet(s) listed`,
+    );
+  }
 }
 
 /**
- * The id of a pet to show: with writes allowed, a pet created for the purpose; read-only, the first
- * pet listed (its id digit for digit), skipping the check when the list is empty.
+ * A pet to show and the 200 that shows it: with writes allowed, a pet created for the purpose (see
+ * createAndFind); read-only, the first pet listed (its id digit for digit), skipping the check when
+ * the list is empty.
  */
-export async function aPetToShow(ctx: CheckContext): Promise<{ id: string; pet?: PetInput }> {
+export async function aPetToShow(
+  ctx: CheckContext,
+): Promise<{ id: string; pet?: PetInput; shown: ApiResponse }> {
   if (!ctx.config.readOnly) {
     const pet = ctx.newPet();
-    await createPet(ctx.api, pet);
-    return { id: pet.id.toString(), pet };
+    const shown = await createAndFind(ctx.api, pet);
+    return { id: pet.id.toString(), pet, shown };
   }
   const res = await ctx.api.get('/pets', { query: { limit: 1 } });
-  if (res.status !== 200) fail(res, 'status 200 and a JSON array (looking for a pet to show)');
-  const { exact } = expectJsonArray(res, 'a JSON array (looking for a pet to show)');
-  const items = exact as unknown[];
+  const needed = 'status 200 and a JSON array (looking for a pet to show), which this check needs';
+  if (res.status !== 200) blocked(['LIST-OK'], res, needed);
+  let items: unknown[];
+  try {
+    items = expectJsonArray(res, needed).exact as unknown[];
+  } catch {
+    blocked(['LIST-OK'], res, needed);
+  }
   if (items.length === 0) ctx.skip('read-only and the list is empty: there is no pet to show');
   const item = items[0];
-  if (typeof item !== 'object' || item === null || Array.isArray(item))
-    fail(res, 'a first listed pet that is a JSON object (looking for a pet to show)');
-  const first = item as Record<string, unknown>;
-  if (isExactNumber(first.id)) return { id: exactText(first.id) };
-  if (typeof first.id === 'string') return { id: first.id };
-  fail(res, 'a first listed pet with an id (looking for a pet to show)');
+  const first = (typeof item === 'object' && item !== null && !Array.isArray(item) ? item : {}) as Record<
+    string,
+    unknown
+  >;
+  const id = isExactNumber(first.id)
+    ? exactText(first.id)
+    : typeof first.id === 'string'
+      ? first.id
+      : undefined;
+  if (id === undefined)
+    blocked(['ANY-PET-SCHEMA'], res, 'a first listed pet with an id (looking for a pet to show)');
+  return { id, shown: await findPet(ctx.api, id, 'listed by GET /pets?limit=1', false) };
 }

@@ -1,9 +1,11 @@
 import { inject, type TestContext, test } from 'vitest';
 import type { Level, Need, Requirement } from '../../spec/catalog.ts';
 import { attachExchanges, labelRequirement } from './allure.ts';
-import { Client, type ServerErrorSeen } from './client.ts';
+import { blocked, isBlocked } from './blocked.ts';
+import { type ApiResponse, Client, type ServerErrorSeen } from './client.ts';
 import { type Config, REQUIREMENTS_KEY } from './config.ts';
 import { type Contract, loadContract } from './contract.ts';
+import { isConformanceError } from './errors.ts';
 import { freshId, newPet, type PetInput, runConfig } from './run.ts';
 
 declare module 'vitest' {
@@ -15,6 +17,15 @@ declare module 'vitest' {
     exchangeCount?: number;
     /** The first 5xx answers the test received (ANY-NO-5XX fails on them, whatever the test checks). */
     serverErrors?: ServerErrorSeen[];
+    /** The test was not judged: these requirements' failures block it (its skip note says how). */
+    blockedBy?: string[];
+    /** What a blocked test needed, what came back, and the curl line (masked). */
+    blockedEvidence?: { expected: string; received: string; reproduce: string };
+    /**
+     * The check itself broke (an exception that is not an HTTP expectation: a bug of the suite, not
+     * the server's fault); the CLI then cannot judge (exit 2). "TypeError: x is undefined".
+     */
+    suiteError?: string;
   }
 }
 
@@ -84,6 +95,30 @@ export function skipReason(
   return undefined;
 }
 
+/** The requirement that judges whether the API is served under the base URL at all. */
+const PREFIX_ID = 'VERSION-V1-PREFIX';
+
+/**
+ * GET {base}/pets, once per worker and base URL: a 404 there means the API is not served under the
+ * base URL (a wrong prefix), and every check but VERSION-V1-PREFIX is blocked by it instead of failing
+ * on its own 404s. Any other answer, or none, lets the checks judge for themselves.
+ */
+function notServed(config: Config): Promise<ApiResponse | undefined> {
+  const key = Symbol.for('petstore-conformance.prefix-probe');
+  const holder = globalThis as { [key]?: Map<string, Promise<ApiResponse | undefined>> };
+  holder[key] ??= new Map();
+  const probes = holder[key];
+  let probe = probes.get(config.baseUrl);
+  if (!probe) {
+    probe = new Client(config)
+      .get('/pets')
+      .then((res) => (res.status === 404 ? res : undefined))
+      .catch(() => undefined);
+    probes.set(config.baseUrl, probe);
+  }
+  return probe;
+}
+
 function define(r: Requirement, row: Row | undefined, check: Check): void {
   const caseLabel = row?.case;
   const meta = { requirementId: r.id, requirementLevel: r.level };
@@ -107,16 +142,47 @@ function define(r: Requirement, row: Row | undefined, check: Check): void {
       freshId,
     };
     try {
+      if (r.id !== PREFIX_ID) {
+        const res = await notServed(config);
+        if (res)
+          blocked(
+            [PREFIX_ID],
+            res,
+            `the API served under ${config.baseUrl}`,
+            `GET /pets answered 404: nothing is served under ${config.baseUrl}`,
+          );
+      }
       await check(context);
     } catch (err) {
-      if ((err as { code?: unknown })?.code !== 'VITEST_PENDING')
-        await attachExchanges(api.exchanges.slice(-10));
+      if ((err as { code?: unknown })?.code === 'VITEST_PENDING') throw err;
+      await attachExchanges(api.exchanges.slice(-10));
+      if (isBlocked(err)) {
+        // A check is never blocked by itself: what blocks the others is its own failure.
+        if (err.by.includes(r.id)) throw err.asFailure();
+        ctx.task.meta.blockedBy = [...err.by];
+        const { expected, received, reproduce } = err.asFailure();
+        ctx.task.meta.blockedEvidence = { expected, received, reproduce };
+        ctx.skip(err.message);
+      }
+      if (!isConformanceError(err) && !ctx.signal.aborted) ctx.task.meta.suiteError = describeThrown(err);
       throw err;
     } finally {
       ctx.task.meta.exchangeCount = api.exchanges.length;
       if (api.serverErrors.length > 0) ctx.task.meta.serverErrors = [...api.serverErrors];
     }
   });
+}
+
+/** "TypeError: x is undefined (at suites/list/list.test.ts:12:5)": what a person fixing the suite needs. */
+function describeThrown(err: unknown): string {
+  if (!(err instanceof Error)) return `a non-Error value was thrown: ${String(err)}`;
+  // The first frame outside the harness and the libraries: the check's own line.
+  const frame = err.stack
+    ?.split('\n')
+    .slice(1)
+    .map((line) => line.trim().replace(/^at\s+/, ''))
+    .find((line) => !/node_modules|node:|suites\/harness\//.test(line) && /\.[cm]?[jt]s:\d+/.test(line));
+  return `${err.name}: ${err.message}${frame ? ` (${frame})` : ''}`;
 }
 
 /**

@@ -107,6 +107,7 @@ beforeAll(async () => {
     fixture,
   ];
   runs.broken = cli(['--report-dir', dir('broken')], { command: withFixture('broken') });
+  runs.buggy = cli(['--only', 'LIST-OK', '--report-dir', dir('buggy')], { command: withFixture('buggy') });
   // Mostly waiting for its deadline: outside the queue.
   runs.stuck = runCli(['--only', 'LIST', '--report-dir', dir('stuck')], { command: withFixture('stuck') });
   // From a project that installed the package: `npx petstore-conformance`, then with a broken spec.
@@ -162,6 +163,7 @@ describe('a first look: no target, the bundled reference implementation', () => 
       passed: count('passed'),
       failed: count('failed'),
       skipped: count('skipped'),
+      blocked: summary.results.filter((r: Json) => r.blockedBy !== undefined).length,
     });
     expect(resultOf(summary, 'AUTH-MISSING-KEY-REFUSED')).toMatchObject({
       status: 'skipped',
@@ -322,6 +324,18 @@ describe('a suite that breaks or gets stuck', () => {
     expect(existsSync(path.join(dir('broken'), 'junit.xml'))).toBe(false);
   });
 
+  test('an exception of a check itself (not an HTTP expectation): could not judge (exit 2), naming the check', async () => {
+    const r = await runs.buggy!;
+    expect(r.code, failMessage(r)).toBe(2);
+    expect(r.stderr).toMatch(
+      /could not judge: the suite failed in LIST-OK listing pets answers 200 with a JSON array: TypeError: .*\(.*buggy\.check\.ts:\d+:\d+\)/,
+    );
+    const summary = readJson(path.join(dir('buggy'), 'summary.json'));
+    expect(summary.verdict).toBe('non-conformant');
+    expect(summary.error).toMatch(/^the suite failed in LIST-OK/);
+    expect(resultOf(summary, 'LIST-OK').status).toBe('skipped');
+  });
+
   test('a test that never yields: the run is cut at its deadline, the unfinished checks fail (exit 1)', async () => {
     const r = await runs.stuck!;
     expect(r.code, failMessage(r)).toBe(1);
@@ -371,7 +385,7 @@ describe.concurrent('could not judge: exit 2 with one line saying what to fix', 
     const summary = readJson(path.join(folder, 'summary.json'));
     expect(summary.verdict).toBe('non-conformant');
     expect(summary.error).toMatch(reason);
-    expect(summary.totals).toEqual({ passed: 0, failed: 0, skipped: 0 });
+    expect(summary.totals).toEqual({ passed: 0, failed: 0, skipped: 0, blocked: 0 });
     expect(summary.results).toHaveLength(catalog.requirements.length);
     for (const result of summary.results) {
       expect(result.status).toBe('skipped');

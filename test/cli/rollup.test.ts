@@ -2,7 +2,7 @@ import { describe, expect, test } from 'vitest';
 import type { TestCase } from 'vitest/node';
 import { toFailure } from '../../cli/collector.ts';
 import { createRedactor, MASK } from '../../cli/redact.ts';
-import { junitXml, type RunRecord, summaryJson } from '../../cli/reports.ts';
+import { byCause, junitXml, type RunRecord, summaryJson, UNJUDGED_CAUSE } from '../../cli/reports.ts';
 import { NOT_SELECTED, rollUp, type TestOutcome } from '../../cli/rollup.ts';
 import { worstCaseMs } from '../../cli/run.ts';
 import type { Requirement } from '../../spec/catalog.ts';
@@ -28,6 +28,137 @@ const outcome = (
   failures: [],
   durationMs: 1,
   ...extra,
+});
+
+describe('roll-up: a check whose precondition failed is blocked, not failed', () => {
+  const blockedOutcome = (id: string, by: string[]) =>
+    outcome(id, 'skipped', {
+      note: `blocked by ${by.join(', ')}: POST /pets answered 500, empty body (a 2xx to POST /pets)`,
+      blockedBy: by,
+      failures: [
+        {
+          message: 'blocked',
+          expected: 'a 2xx to POST /pets',
+          received: 'POST /pets answered 500, empty body',
+          reproduce: "curl -i -sS -X POST 'u'",
+        },
+      ],
+    });
+
+  test('blocked: skipped with blockedBy and the evidence, gating, and the run is not conformant', () => {
+    const { results, verdict, totals } = rollUp(
+      catalog,
+      [
+        outcome('LIST-A', 'failed', {
+          failures: [{ message: 'x', expected: 'status 201', received: '500' }],
+        }),
+        outcome('LIST-B', 'passed'),
+        outcome('LIST-C', 'passed'),
+        blockedOutcome('SHOW-A', ['LIST-A']),
+      ],
+      { only: [], strict: false },
+    );
+    const show = results.find((r) => r.id === 'SHOW-A');
+    expect(show).toMatchObject({
+      status: 'skipped',
+      blockedBy: ['LIST-A'],
+      gating: true,
+      received: 'POST /pets answered 500, empty body',
+      reproduce: "curl -i -sS -X POST 'u'",
+    });
+    expect(show?.message).toMatch(/^blocked by LIST-A: POST \/pets answered 500/);
+    expect(verdict).toBe('non-conformant');
+    expect(totals).toEqual({ passed: 2, failed: 1, skipped: 1, blocked: 1 });
+  });
+
+  test('a blocked MUST alone keeps the run from being conformant; a blocked MAY does not', () => {
+    const must = rollUp(
+      catalog,
+      [
+        outcome('LIST-A', 'passed'),
+        outcome('LIST-B', 'passed'),
+        outcome('LIST-C', 'passed'),
+        blockedOutcome('SHOW-A', ['X']),
+      ],
+      { only: [], strict: false },
+    );
+    expect(must.verdict).toBe('non-conformant');
+    const may = rollUp(
+      catalog,
+      [
+        outcome('LIST-A', 'passed'),
+        outcome('LIST-B', 'passed'),
+        blockedOutcome('LIST-C', ['X']),
+        outcome('SHOW-A', 'passed'),
+      ],
+      { only: [], strict: false },
+    );
+    expect(may.verdict).toBe('conformant');
+  });
+
+  test("blocked by requirements that all passed: the precondition failure is this requirement's", () => {
+    const { results, verdict } = rollUp(
+      catalog,
+      [
+        outcome('LIST-A', 'passed'),
+        outcome('LIST-B', 'passed'),
+        outcome('LIST-C', 'passed'),
+        blockedOutcome('SHOW-A', ['LIST-A']),
+      ],
+      { only: [], strict: false },
+    );
+    const show = results.find((r) => r.id === 'SHOW-A');
+    expect(show).toMatchObject({
+      status: 'failed',
+      gating: true,
+      received: 'POST /pets answered 500, empty body',
+    });
+    expect(show?.blockedBy).toBeUndefined();
+    expect(show?.message).toContain('although LIST-A passed its own checks');
+    expect(verdict).toBe('non-conformant');
+  });
+
+  test('one check failed and one blocked: the requirement failed', () => {
+    const { results } = rollUp(
+      catalog,
+      [outcome('LIST-A', 'failed', { failures: [{ message: 'x' }] }), blockedOutcome('LIST-A', ['SHOW-A'])],
+      { only: [], strict: false },
+    );
+    expect(results.find((r) => r.id === 'LIST-A')?.status).toBe('failed');
+  });
+
+  test('causes: blocked requirements filed under the failed requirement at the end of their chain', () => {
+    const { results } = rollUp(
+      catalog,
+      [
+        outcome('LIST-A', 'failed', { failures: [{ message: 'x' }] }),
+        blockedOutcome('LIST-B', ['LIST-A']),
+        blockedOutcome('SHOW-A', ['LIST-B']),
+        blockedOutcome('LIST-C', ['NOT-RUN']),
+      ],
+      { only: [], strict: false },
+    );
+    const causes = byCause(results);
+    expect(causes.get('LIST-A')?.map((r) => r.id)).toEqual(['LIST-B', 'SHOW-A']);
+    expect(causes.get(UNJUDGED_CAUSE)?.map((r) => r.id)).toEqual(['LIST-C']);
+    const summary = JSON.parse(
+      summaryJson({
+        version: '1',
+        target: 'http://x/v1',
+        targetFrom: 'test',
+        startedAt: new Date(0),
+        durationMs: 1,
+        config: { seed: 1, readOnly: false, strict: false, authRequired: false, only: [] } as never,
+        rollUp: rollUp(catalog, [blockedOutcome('SHOW-A', ['LIST-A'])], { only: [], strict: false }),
+        operations: new Map(),
+      }),
+    );
+    expect(summary.results.find((r: { id: string }) => r.id === 'SHOW-A')).toMatchObject({
+      status: 'skipped',
+      blockedBy: ['LIST-A'],
+    });
+    expect(summary.totals.blocked).toBe(1);
+  });
 });
 
 describe('roll-up: a 5xx seen by any check fails ANY-NO-5XX', () => {
@@ -145,7 +276,7 @@ describe('roll-up: one result per catalog requirement, in catalog order', () => 
       NOT_SELECTED,
       NOT_SELECTED,
     ]);
-    expect(totals).toEqual({ passed: 1, failed: 0, skipped: 3 });
+    expect(totals).toEqual({ passed: 1, failed: 0, skipped: 3, blocked: 0 });
     expect(unjudged).toEqual([]);
   });
 

@@ -33,7 +33,7 @@ describe('the client, against servers that misbehave', () => {
     expect(err.received).toBe(
       'no complete response within 300 ms (timed out before the status line and headers arrived)',
     );
-    expect(err.reproduce).toBe(`curl -sS '${server.url}/pets'`);
+    expect(err.reproduce).toBe(`curl -i -sS '${server.url}/pets'`);
     expect(err.exchanges?.[0]).toMatchObject({ method: 'GET', error: err.received });
   });
 
@@ -139,7 +139,7 @@ describe('the client, against servers that misbehave', () => {
     });
     const res = await new Client(testConfig(server.url)).get('/pets', { query: { limit: 101 } });
     expect(() => expectStatus(res, 200)).toThrow(
-      `expected: status 200\nreceived: 503, text/plain body of 20 bytes that is not JSON: "down for maintenance"\nreproduce: curl -sS '${server.url}/pets?limit=101'`,
+      `expected: status 200\nreceived: 503, text/plain body of 20 bytes that is not JSON: "down for maintenance"\nreproduce: curl -i -sS '${server.url}/pets?limit=101'`,
     );
   });
 });
@@ -176,7 +176,7 @@ describe('the client, on the way', () => {
     const err = await rejection(api.get('/pets'));
     expect(calls).toBe(MAX_429_RETRIES + 1);
     expect(err.received).toBe(`rate-limited: still 429 after ${MAX_429_RETRIES} retries`);
-    expect(err.reproduce).toBe(`curl -sS '${server.url}/pets'`);
+    expect(err.reproduce).toBe(`curl -i -sS '${server.url}/pets'`);
     expect(api.exchanges.at(-1)).toMatchObject({ status: 429, retries: MAX_429_RETRIES });
   });
 

@@ -1,3 +1,5 @@
+import { execFile, spawnSync } from 'node:child_process';
+import { promisify } from 'node:util';
 import { describe, expect, test } from 'vitest';
 import {
   excerpt,
@@ -7,12 +9,16 @@ import {
   toCurl,
 } from '../../suites/harness/exchange.ts';
 
+import { httpServer } from './servers.ts';
+
 const base = 'http://127.0.0.1:8080/v1';
+const execFileAsync = promisify(execFile);
+const hasCurl = spawnSync('curl', ['--version']).status === 0;
 
 describe('the curl line that reproduces a request', () => {
-  test('a GET is the URL alone, quoted for the shell', () => {
+  test('a GET is the URL alone, quoted for the shell, with -i to show the status and headers', () => {
     expect(toCurl({ method: 'GET', url: `${base}/pets?limit=101`, headers: {} })).toBe(
-      "curl -sS 'http://127.0.0.1:8080/v1/pets?limit=101'",
+      "curl -i -sS 'http://127.0.0.1:8080/v1/pets?limit=101'",
     );
   });
 
@@ -21,32 +27,77 @@ describe('the curl line that reproduces a request', () => {
     expect(
       toCurl({ method: 'POST', url: `${base}/pets`, headers: { 'content-type': 'application/json' }, body }),
     ).toBe(
-      `curl -sS -X POST '${base}/pets' -H 'content-type: application/json' --data-binary '{"id":1,"name":"O'\\''Malley"}'`,
+      `curl -i -sS -X POST -H 'content-type: application/json' --data-binary '{"id":1,"name":"O'\\''Malley"}' '${base}/pets'`,
     );
   });
 
   test('other methods and HEAD', () => {
     expect(toCurl({ method: 'DELETE', url: `${base}/pets/1`, headers: {} })).toBe(
-      `curl -sS -X DELETE '${base}/pets/1'`,
+      `curl -i -sS -X DELETE '${base}/pets/1'`,
     );
     expect(toCurl({ method: 'HEAD', url: `${base}/pets`, headers: {} })).toBe(`curl -sS -I '${base}/pets'`);
   });
 
-  test('a body too long to paste is produced by the given shell expression, or named', () => {
-    const body = Buffer.alloc(10_000, 'x');
+  test('a body too long to paste is piped from the given POSIX command, or named', () => {
+    const body = Buffer.alloc(20_000, 'x');
     expect(
-      toCurl({
-        method: 'POST',
-        url: `${base}/pets`,
-        headers: {},
-        body,
-        reproduceBody: "@<(printf 'x%.0s' {1..10000})",
-      }),
-    ).toBe(`curl -sS -X POST '${base}/pets' --data-binary @<(printf 'x%.0s' {1..10000})`);
+      toCurl({ method: 'POST', url: `${base}/pets`, headers: {}, body, bodyCommand: "printf '%s' x" }),
+    ).toBe(`printf '%s' x | curl -i -sS -X POST --data-binary @- '${base}/pets'`);
     expect(toCurl({ method: 'POST', url: `${base}/pets`, headers: {}, body })).toMatch(
-      /--data-binary @body\.json {2}# 10000-byte body, starting 'x{200}'$/,
+      /--data-binary @body\.json '[^']+' {2}# body\.json: the 20000-byte body sent, starting 'x{200}'$/,
     );
   });
+
+  test.runIf(hasCurl)(
+    'pasted into sh, each line sends the same request again and shows the answer',
+    async () => {
+      const seen: { method: string; url: string; type?: string; body: Buffer }[] = [];
+      const server = await httpServer(async (req, res) => {
+        const chunks: Buffer[] = [];
+        for await (const c of req) chunks.push(c as Buffer);
+        seen.push({
+          method: req.method ?? '',
+          url: req.url ?? '',
+          type: req.headers['content-type'],
+          body: Buffer.concat(chunks),
+        });
+        res.writeHead(418, { 'x-seen': 'yes' }).end('short and stout');
+      });
+      try {
+        const json = `{"id":1,"name":"O'Malley \\"q\\" $HOME \`x\` é"}`;
+        const padded = `{"id":7,"name":"a"${' '.repeat(64 * 1024)}}`;
+        const lines = [
+          toCurl({ method: 'GET', url: `${server.url}/pets?limit=1&x=%20`, headers: {} }),
+          toCurl({
+            method: 'POST',
+            url: `${server.url}/pets`,
+            headers: { 'content-type': 'application/json' },
+            body: Buffer.from(json),
+          }),
+          toCurl({
+            method: 'POST',
+            url: `${server.url}/pets`,
+            headers: { 'content-type': 'application/json' },
+            body: Buffer.from(padded),
+            bodyCommand: `{ printf '%s' '{"id":7,"name":"a"'; dd if=/dev/zero bs=1024 count=64 2>/dev/null | tr '\\000' ' '; printf '}'; }`,
+          }),
+        ];
+        for (const line of lines) {
+          // Asynchronously: the server answering it runs in this process.
+          const run = await execFileAsync('sh', ['-c', line], { encoding: 'utf8', timeout: 10_000 });
+          expect(run.stdout, `${line}\n${run.stderr}`).toMatch(/^HTTP\/1\.1 418 /);
+          expect(run.stdout).toMatch(/x-seen: yes/i);
+        }
+        expect(seen.map((s) => [s.method, s.url, s.type, s.body.toString('utf8')])).toEqual([
+          ['GET', '/v1/pets?limit=1&x=%20', undefined, ''],
+          ['POST', '/v1/pets', 'application/json', json],
+          ['POST', '/v1/pets', 'application/json', padded],
+        ]);
+      } finally {
+        await server.close();
+      }
+    },
+  );
 });
 
 describe('exchange records', () => {

@@ -65,7 +65,9 @@ describe('secrets are masked everywhere a failure shows', () => {
     const shown = everythingShown(err, api);
     expect(shown).not.toContain(KEY);
     expect(shown).not.toContain('tok-0987654321');
-    expect(err.reproduce).toBe(`curl -sS '${server.url}/pets' -H 'authorization: ***' -H 'x-api-key: ***'`);
+    expect(err.reproduce).toBe(
+      `curl -i -sS -H 'authorization: ***' -H 'x-api-key: ***' '${server.url}/pets'`,
+    );
     expect(res.exchange.responseHeaders?.['x-echo-key']).toBe('***');
   });
 
@@ -75,11 +77,11 @@ describe('secrets are masked everywhere a failure shows', () => {
     const res = await api.get('/pets', { query: { limit: 3 } });
     const err = failureOf(() => expectStatus(res, 200));
     expect(everythingShown(err, api)).not.toContain(KEY);
-    expect(err.reproduce).toBe(`curl -sS '${server.url}/pets?limit=3&api_key=***'`);
+    expect(err.reproduce).toBe(`curl -i -sS '${server.url}/pets?limit=3&api_key=***'`);
 
     const headerApi = new Client(testConfig(server.url, { apiKey: KEY }));
     const wrong = await headerApi.get('/pets', { auth: 'wrong' });
-    expect(wrong.reproduce).toBe(`curl -sS '${server.url}/pets' -H 'x-api-key: ***'`);
+    expect(wrong.reproduce).toBe(`curl -i -sS -H 'x-api-key: ***' '${server.url}/pets'`);
     expect(JSON.stringify(wrong.exchange)).not.toMatch(/wrong-[0-9a-f]{16}/);
   });
 

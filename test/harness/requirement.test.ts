@@ -112,7 +112,7 @@ describe('what a reporter of the CLI receives from a run of the suites', () => {
     );
     await rm(allureDir, { recursive: true, force: true });
     const byName = (prefix: string) => seen.filter((t) => t.name.startsWith(prefix));
-    expect(seen).toHaveLength(8);
+    expect(seen).toHaveLength(11);
     expect(byName('AUTH-KEY-ACCEPTED')[0]?.state).toBe('passed'); // a key is given; the fixture's check passes
     expect(seen.map((t) => t.meta.requirementId).sort()).toEqual([
       'AUTH-KEY-ACCEPTED',
@@ -121,14 +121,38 @@ describe('what a reporter of the CLI receives from a run of the suites', () => {
       'LIST-LIMIT-OVER-MAX',
       'LIST-LIMIT-OVER-MAX',
       'LIST-OK',
+      'SHOW-ID-MALFORMED',
       'SHOW-OK',
+      'SHOW-UNKNOWN-404',
+      'SHOW-UNKNOWN-NOT-2XX',
       'STORE-ORDERS-EXISTS',
     ]);
+
+    // Blocked: skipped, naming what blocks it and what came back, with the evidence in meta.
+    const [blockedTest] = byName('SHOW-UNKNOWN-404');
+    expect(blockedTest?.state).toBe('skipped');
+    expect(blockedTest?.note).toMatch(
+      /^blocked by CREATE-OK: GET \/v1\/pets answered 500, JSON object \{"error":"boom"\} \(a pet to show, which this check needs\)$/,
+    );
+    expect(blockedTest?.meta.blockedBy).toEqual(['CREATE-OK']);
+    expect(blockedTest?.meta.blockedEvidence).toMatchObject({
+      reproduce: `curl -i -sS -H 'x-api-key: ***' '${server.url}/pets'`,
+    });
+    // Blocked by itself: a failure.
+    const [selfBlocked] = byName('SHOW-UNKNOWN-NOT-2XX');
+    expect(selfBlocked?.state).toBe('failed');
+    expect(selfBlocked?.meta.blockedBy).toBeUndefined();
+    expect(selfBlocked?.errors[0]).toMatchObject({ name: 'ConformanceError', expected: 'status 404' });
+    // An exception of the check itself: marked as the suite's bug, with where it happened.
+    const [buggy] = byName('SHOW-ID-MALFORMED');
+    expect(buggy?.state).toBe('failed');
+    expect(buggy?.meta.suiteError).toMatch(/^TypeError: .*\(.*requirement\.fixture\.ts:\d+:\d+\)$/);
 
     const [listOk] = byName('LIST-OK ');
     expect(listOk?.name).toBe('LIST-OK listing pets answers 200 with a JSON array');
     expect(listOk?.state).toBe('failed');
     expect(listOk?.meta.requirementLevel).toBe('MUST');
+    expect(listOk?.meta.suiteError).toBeUndefined(); // a server's 500 is not the suite's bug
     expect(listOk?.meta.exchangeCount).toBe(1);
     // Every 5xx a check receives is kept in its meta, masked, for ANY-NO-5XX in the roll-up.
     expect(listOk?.meta.serverErrors).toEqual([
@@ -136,7 +160,7 @@ describe('what a reporter of the CLI receives from a run of the suites', () => {
         method: 'GET',
         url: `${server.url}/pets`,
         status: 500,
-        reproduce: `curl -sS '${server.url}/pets' -H 'x-api-key: ***'`,
+        reproduce: `curl -i -sS -H 'x-api-key: ***' '${server.url}/pets'`,
       },
     ]);
     expect(JSON.stringify(seen.map((t) => t.meta))).not.toContain('harness-secret-key');
@@ -144,10 +168,10 @@ describe('what a reporter of the CLI receives from a run of the suites', () => {
     expect(error.name).toBe('ConformanceError');
     expect(error.expected).toBe('status 200');
     expect(error.received).toBe('500, JSON object {"error":"boom"}');
-    expect(error.reproduce).toBe(`curl -sS '${server.url}/pets' -H 'x-api-key: ***'`);
+    expect(error.reproduce).toBe(`curl -i -sS -H 'x-api-key: ***' '${server.url}/pets'`);
     expect(error.exchanges).toMatchObject([{ method: 'GET', status: 500, responseBody: '{"error":"boom"}' }]);
     expect(error.message).toBe(
-      `expected: status 200\nreceived: 500, JSON object {"error":"boom"}\nreproduce: curl -sS '${server.url}/pets' -H 'x-api-key: ***'`,
+      `expected: status 200\nreceived: 500, JSON object {"error":"boom"}\nreproduce: curl -i -sS -H 'x-api-key: ***' '${server.url}/pets'`,
     );
     const allureOf = (id: string) =>
       results.filter((r) =>
@@ -182,6 +206,7 @@ describe('what a reporter of the CLI receives from a run of the suites', () => {
       'AUTH-MISSING-KEY-REFUSED': 'needs --auth-required',
       'STORE-ORDERS-EXISTS': 'not selected by --only',
       'SHOW-OK': 'read-only and the list is empty: there is no pet to show',
+      'SHOW-UNKNOWN-404': expect.stringMatching(/^blocked by CREATE-OK: /),
     });
   }, 60_000);
 });

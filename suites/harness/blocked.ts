@@ -1,0 +1,53 @@
+import type { ApiResponse } from './client.ts';
+import { ConformanceError } from './errors.ts';
+import { describeResponse } from './expect.ts';
+
+/**
+ * Thrown when what a check needs cannot be had: the pets it reads could not be created, the /v1
+ * prefix is not served. The check is not judged: requirement() reports it as skipped with a note
+ * "blocked by CREATE-OK: POST /pets answered 500 …" and meta.blockedBy = ['CREATE-OK'], and the
+ * roll-up shows it under the requirement whose failure blocks it.
+ *
+ * `by` names the requirements whose own checks judge what went wrong; when the check that meets the
+ * problem IS one of them, requirement() turns it into that check's failure (a check is never blocked
+ * by itself). `evidence` is the response that shows it, as a failure would carry it.
+ */
+export class Blocked extends Error {
+  constructor(
+    readonly by: readonly string[],
+    /** What was needed, as a failure's `expected` would say it. */
+    readonly needed: string,
+    readonly evidence: ApiResponse,
+    /** What came back; "POST /pets answered 500, empty body" by default. */
+    readonly received = `${evidence.request.method} ${pathOf(evidence.request.url)} answered ${describeResponse(evidence)}`,
+  ) {
+    super(`blocked by ${by.join(', ')}: ${received} (${needed})`);
+    this.name = 'Blocked';
+  }
+
+  /** The same problem as a failure of the check that met it. */
+  asFailure(): ConformanceError {
+    return new ConformanceError({
+      expected: this.needed,
+      received: this.received,
+      reproduce: this.evidence.reproduce,
+      exchanges: [this.evidence.exchange],
+    });
+  }
+}
+
+/** The path and query of a URL: "/v1/pets?limit=1". */
+function pathOf(url: string): string {
+  const u = new URL(url);
+  return `${u.pathname}${u.search}`;
+}
+
+/** Whether a value is a Blocked, also across module copies (isolated test files). */
+export function isBlocked(value: unknown): value is Blocked {
+  return value instanceof Blocked || (value instanceof Error && value.name === 'Blocked' && 'by' in value);
+}
+
+/** Throws Blocked: `by` could not give this check what it needs. */
+export function blocked(by: readonly string[], res: ApiResponse, needed: string, received?: string): never {
+  throw new Blocked(by, needed, res, received);
+}

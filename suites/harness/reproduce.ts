@@ -1,0 +1,30 @@
+import { type SentRequest, toCurl } from './exchange.ts';
+import { freshId } from './run.ts';
+
+/**
+ * Ids of the pets this worker's requests created (a 2xx to a POST with that id). A create re-sent as
+ * printed would meet the pet it created and get a 409 instead of what the check saw, so its reproduce
+ * line sends a fresh id instead; a request whose id had been created before it (a duplicate probe)
+ * keeps its id, since re-sending it is exactly what it did.
+ */
+const created = new Set<string>();
+
+const ID_IN_BODY = /"id"\s*:\s*(-?\d+)/;
+
+/** The curl line that reproduces a request which got `status` (undefined: no answer). */
+export function reproduceOf(sent: SentRequest, status: number | undefined): string {
+  if (sent.method !== 'POST' || !sent.body || status === undefined) return toCurl(sent);
+  const text = Buffer.from(sent.body).toString('utf8');
+  const id = ID_IN_BODY.exec(text)?.[1];
+  if (id === undefined) return toCurl(sent);
+  const before = created.has(id);
+  if (status < 200 || status > 299) return toCurl(sent);
+  created.add(id);
+  if (before) return toCurl(sent);
+  const fresh = freshId(BigInt(id)).toString();
+  const swap = (t: string) => t.replace(ID_IN_BODY, (match) => match.replace(id, fresh));
+  const body = Buffer.from(swap(text));
+  const bodyCommand =
+    sent.bodyCommand === undefined ? {} : { bodyCommand: sent.bodyCommand.replace(id, fresh) };
+  return `${toCurl({ ...sent, body, ...bodyCommand })}  # a fresh id: pet ${id} exists now`;
+}
