@@ -22,6 +22,7 @@ import {
   type PetInput,
   petPath,
   requirement,
+  shownPet,
   stringifyExact,
 } from '../harness/index.ts';
 
@@ -148,7 +149,7 @@ requirement('CREATE-PERSISTED', async ({ api, newPet }) => {
   const res = await api.get(petPath(pet.id));
   const expected = `status 200 and the pet as created: ${JSON.stringify({ ...pet, id: pet.id.toString() })}`;
   expectStatus(res, 200);
-  const { value, exact } = expectJsonObject(res, expected);
+  const { value, exact } = shownPet(contract, res, 'comparing it with the pet created');
   const diffs = sameFields(value, exact as Record<string, unknown>, pet);
   if (diffs.length > 0) fail(res, expected, `200 with ${diffs.join(', ')}: ${clip(res.text, 300)}`);
 });
@@ -171,7 +172,7 @@ requirement.each(
     const res = await api.get(petPath(id));
     const expected = `status 200 and a pet whose id is ${id}, digit for digit`;
     expectStatus(res, 200);
-    const { exact } = expectJsonObject(res, expected);
+    const { exact } = shownPet(contract, res, `reading its id, ${id}`);
     const shown = (exact as { id?: unknown }).id;
     if (exactInteger(shown) !== id) {
       fail(res, expected, `200 with id ${exactText(shown)}: ${clip(res.text, 300)}`);
@@ -197,7 +198,7 @@ requirement('CREATE-CONCURRENT', async ({ api, newPet }) => {
     const res = await api.get(petPath(pet.id));
     const expected = `status 200 for pet ${pet.id}, one of ${pets.length} created at the same time`;
     expectStatus(res, 200);
-    const { exact } = expectJsonObject(res, expected);
+    const { exact } = shownPet(contract, res, `reading its id, ${pet.id}`);
     if (exactInteger((exact as { id?: unknown }).id) !== pet.id) fail(res, expected);
   });
 });
@@ -210,7 +211,7 @@ requirement('CREATE-DUPLICATE-ID', async ({ api, newPet }) => {
   const res = await api.get(petPath(first.id));
   const expected = 'status 200 and the first pet, unchanged (name "the first")';
   expectStatus(res, 200);
-  const { value } = expectJsonObject(res, expected);
+  const { value } = shownPet(contract, res, 'reading its name');
   if (value.name !== first.name) fail(res, expected);
 });
 

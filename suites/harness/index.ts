@@ -67,7 +67,9 @@ export {
   ensurePets,
   inParallel,
   isSuccess,
+  listedPets,
   petPath,
+  shownPet,
 } from './pets.ts';
 export { type CheckContext, type Row, requirement } from './requirement.ts';
 export { freshId, type PetInput, runConfig, runTag } from './run.ts';

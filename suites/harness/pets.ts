@@ -1,7 +1,8 @@
 import { blocked } from './blocked.ts';
 import { SETUP_CONCURRENCY } from './budget.ts';
 import type { ApiResponse, Client } from './client.ts';
-import { describeResponse, expectJsonArray } from './expect.ts';
+import type { Contract } from './contract.ts';
+import { describeResponse, expectJsonArray, expectJsonObject, type JsonBody } from './expect.ts';
 import { exactText, isExactNumber } from './json.ts';
 import type { CheckContext } from './requirement.ts';
 import type { PetInput } from './run.ts';
@@ -185,4 +186,39 @@ export async function aPetToShow(
   if (id === undefined)
     blocked(['ANY-PET-SCHEMA'], res, 'a first listed pet with an id (looking for a pet to show)');
   return { id, shown: await findPet(ctx.api, id, 'listed by GET /pets?limit=1', false) };
+}
+
+/**
+ * The pet a 200 shows, for a check that compares its fields. A body that is not a Pet by the schema
+ * (a wrapped object, an id as a string, tag: null) blocks the check by ANY-PET-SCHEMA, which judges
+ * shapes: the check judges what a well-formed pet says.
+ */
+export function shownPet(
+  contract: Contract,
+  res: ApiResponse,
+  why: string,
+): JsonBody<Record<string, unknown>> {
+  const needed = `a Pet (by the schema) in the 200 to GET ${new URL(res.request.url).pathname} (${why})`;
+  let body: JsonBody<Record<string, unknown>>;
+  try {
+    body = expectJsonObject(res, needed);
+  } catch {
+    blocked(['ANY-PET-SCHEMA'], res, needed);
+  }
+  if (contract.validate(contract.schema('Pet'), body.value, body.exact).length > 0)
+    blocked(['ANY-PET-SCHEMA'], res, needed);
+  return body;
+}
+
+/**
+ * The items of a list that answered 200, for a check that counts them. A 200 whose body is not a JSON
+ * array blocks the check by LIST-OK, which judges the list's shape.
+ */
+export function listedPets(res: ApiResponse, why: string): unknown[] {
+  const needed = `a JSON array in the 200 to GET /pets (${why})`;
+  try {
+    return expectJsonArray(res, needed).value;
+  } catch {
+    blocked(['LIST-OK'], res, needed);
+  }
 }
