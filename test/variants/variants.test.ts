@@ -1,5 +1,5 @@
 /**
- * The suite checks itself: the real CLI is run against every variant of test/variants/variants.ts.
+ * The suite checks itself: the real CLI is run against every variant of test/variants/ (index.ts).
  * Faulty variants must fail the requirements they declare, conformant ones must pass in --strict
  * mode, hostile ones must end the run by itself with exit 1.
  */
@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startReferenceServer } from '../../reference-impl/index.ts';
 import { loadCatalog } from '../../spec/catalog.ts';
 import { packageRoot } from '../../spec/paths.ts';
-import { variants as allVariants, type Variant } from './variants.ts';
+import { variants as allVariants, type Variant } from './index.ts';
 
 /**
  * While working on one variant: PETSTORE_VARIANTS=name,name npx vitest run test/variants runs only
