@@ -4,7 +4,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { answer } from './servers/body.ts';
-import { hostile, streamHugeList } from './servers/hostile.ts';
+import { drips, neverAnswers, resetsMidBody, streamHugeList } from './servers/hostile.ts';
 import { intercept, rewriteResponse } from './servers/wrap.ts';
 import type { Variant } from './variant.ts';
 
@@ -16,21 +16,21 @@ export const hostileVariants: Variant[] = [
     kind: 'hostile',
     does: 'accepts connections and never answers',
     breaks: ['LIST-OK', 'SHOW-OK', 'VERSION-V1-PREFIX'],
-    server: { hostile: hostile.neverAnswers },
+    server: { hostile: neverAnswers },
   },
   {
     name: 'resets-mid-body',
     kind: 'hostile',
     does: 'sends headers and half a body, then resets the connection',
     breaks: ['LIST-OK', 'CREATE-OK'],
-    server: { hostile: hostile.resetsMidBody },
+    server: { hostile: resetsMidBody },
   },
   {
     name: 'drips',
     kind: 'hostile',
     does: 'sends its answers one byte a second',
     breaks: ['LIST-OK', 'CREATE-OK'],
-    server: { hostile: hostile.drips },
+    server: { hostile: drips },
   },
   {
     name: 'huge-list',

@@ -9,10 +9,11 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { startReferenceServer } from '../../reference-impl/index.ts';
+
 import { loadCatalog } from '../../spec/catalog.ts';
 import { packageRoot } from '../../spec/paths.ts';
 import { variants as allVariants, type Variant } from './index.ts';
+import { reference } from './servers/reference.ts';
 
 /**
  * While working on one variant: PETSTORE_VARIANTS=name,name npx vitest run test/variants runs only
@@ -48,7 +49,7 @@ interface Outcome {
 
 async function startVariant(variant: Variant): Promise<{ url: string; close(): Promise<void> }> {
   if ('hostile' in variant.server) return variant.server.hostile();
-  return startReferenceServer({ port: 0, ...variant.server });
+  return reference(variant.server);
 }
 
 function runCli(args: string[]): Promise<{ exitCode: number | null; output: string; durationMs: number }> {

@@ -19,6 +19,11 @@ function changeLimit(change: (limit: string | null) => string | null): Wrap {
 
 const isInt = (s: string | null): s is string => s !== null && /^-?\d+$/.test(s);
 
+/** MUST fault (LIST-LIMIT-OVER-MAX): a limit above 100 is served as if it were 100, with 200. */
+export const acceptAnyLimit: Wrap = changeLimit((limit) =>
+  isInt(limit) && BigInt(limit) > 100n ? '100' : limit,
+);
+
 export const listVariants: Variant[] = [
   {
     name: 'list-name-missing',
@@ -78,7 +83,7 @@ export const listVariants: Variant[] = [
     kind: 'faulty',
     does: 'accepts a limit above 100 and answers 100 pets',
     breaks: ['LIST-LIMIT-OVER-MAX'],
-    server: { wrap: changeLimit((limit) => (isInt(limit) && BigInt(limit) > 100n ? '100' : limit)) },
+    server: { wrap: acceptAnyLimit },
   },
   {
     name: 'limit-max-rejected',

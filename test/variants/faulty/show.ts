@@ -1,7 +1,15 @@
 /** Faulty variants of the show operation (GET /pets/{petId}): its body, unknown ids, its headers. */
 import { answer } from '../servers/body.ts';
-import { intercept, isShow, rewriteJson, rewriteResponse } from '../servers/wrap.ts';
+import { intercept, isShow, rewriteJson, rewriteResponse, type Wrap } from '../servers/wrap.ts';
 import type { Variant } from '../variant.ts';
+
+/**
+ * SHOULD-only fault (SHOW-UNKNOWN-404): an integer id that no pet has is answered 410 instead of 404.
+ * Ids that are not integers keep the reference's 404, so SHOW-ID-MALFORMED still passes.
+ */
+export const goneInsteadOfNotFound: Wrap = rewriteResponse((res, req) =>
+  isShow(req) && res.status === 404 && /\/-?\d+$/.test(req.path) ? { ...res, status: 410 } : res,
+);
 
 export const showVariants: Variant[] = [
   {
@@ -29,6 +37,13 @@ export const showVariants: Variant[] = [
         return { status: 200, headers: { 'content-type': 'application/json' }, body: Buffer.from(body) };
       }),
     },
+  },
+  {
+    name: 'unknown-pet-410',
+    kind: 'faulty',
+    does: 'answers 410 instead of 404 for an id it does not have (SHOULD only)',
+    breaks: ['SHOW-UNKNOWN-404'],
+    server: { wrap: goneInsteadOfNotFound },
   },
   {
     name: 'malformed-id-422',
