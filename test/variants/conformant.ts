@@ -2,6 +2,7 @@
  * Conformant variants: they differ from the reference only where the contract allows, and the suite
  * must pass them in --strict mode.
  */
+import { answer } from './servers/body.ts';
 import { intercept, isCreate, isList, mapPets, rewriteJson, rewriteResponse } from './servers/wrap.ts';
 import { KEY, type Variant } from './variant.ts';
 
@@ -112,6 +113,19 @@ export const conformantVariants: Variant[] = [
           return true;
         });
       })(),
+    },
+  },
+  {
+    name: 'store-orders-missing',
+    kind: 'conformant',
+    does: 'answers 404 to GET /store/orders: it does not offer that MAY operation',
+    breaks: [],
+    server: {
+      wrap: intercept((req, res) => {
+        if (!/\/store\/orders/.test(req.url ?? '')) return false;
+        answer(res, 404, '{"title":"Not Found"}', 'application/problem+json');
+        return true;
+      }),
     },
   },
   {

@@ -12,8 +12,16 @@ export interface Variant {
   kind: 'faulty' | 'conformant' | 'hostile';
   /** What the server does differently from the reference, as a sentence. */
   does: string;
-  /** Requirement ids that must fail against it (none for conformant variants). */
+  /**
+   * Requirement ids that fail against it. For a faulty variant, exactly these fail, no more and no
+   * fewer; for a hostile one, at least these; for a conformant one, none.
+   */
   breaks: string[];
+  /**
+   * Requirement ids the run may report as blocked (skipped, with `blockedBy` naming a failed
+   * requirement) because the fault took away what their checks need. Faulty variants only.
+   */
+  blocks?: string[];
   /** The reference with one behaviour changed, or a hostile server of its own. */
   server:
     | { wrap?: Wrap; apiKey?: string; apiKeyHeader?: string; apiKeyQuery?: string }

@@ -135,14 +135,14 @@ export const crossVariants: Variant[] = [
     args: ['--api-key', KEY],
   },
   {
-    name: 'store-orders-missing',
+    name: 'store-orders-broken',
     kind: 'faulty',
-    does: 'answers 404 to GET /store/orders',
-    breaks: ['STORE-ORDERS-EXISTS'],
+    does: 'answers 500 to GET /store/orders',
+    breaks: ['STORE-ORDERS-EXISTS', 'ANY-NO-5XX'],
     server: {
       wrap: intercept((req, res) => {
         if (!/\/store\/orders/.test(req.url ?? '')) return false;
-        answer(res, 404, '{"title":"Not Found"}', 'application/problem+json');
+        answer(res, 500, '{"title":"Internal Server Error"}', 'application/problem+json');
         return true;
       }),
     },
