@@ -7,15 +7,10 @@ import { XMLParser } from 'fast-xml-parser';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { loadCatalog } from '../../spec/catalog.ts';
 import { packageVersion } from '../../spec/paths.ts';
-import {
-  acceptAnyLimit,
-  closedPort,
-  garbage,
-  goneInsteadOfNotFound,
-  hangs,
-  type Raw,
-  reference,
-} from './faults.ts';
+import { acceptAnyLimit } from '../variants/faulty/list.ts';
+import { goneInsteadOfNotFound } from '../variants/faulty/show.ts';
+import { closedPort, garbage, neverAnswers as hangs, type Raw } from '../variants/servers/hostile.ts';
+import { reference } from '../variants/servers/reference.ts';
 import { build, type CliResult, filesUnder, type Json, ROOT, readJson, runCli } from './helpers.ts';
 import { installPacked } from './packaged.ts';
 

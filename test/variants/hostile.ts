@@ -1,39 +1,74 @@
 /**
- * Servers that misbehave below the level of the contract: they hang, reset or drip. They stand on
- * the harness tests' servers (127.0.0.1, every socket tracked and destroyed on close()).
+ * Hostile variants: servers that hang, reset, drip, flood or refuse everything. The run must end by
+ * itself with exit 1 and the affected requirements failed.
  */
-import { httpServer, silentServer, type TestServer } from '../harness/servers.ts';
+import type { IncomingMessage } from 'node:http';
+import { answer } from './servers/body.ts';
+import { drips, neverAnswers, resetsMidBody, streamHugeList } from './servers/hostile.ts';
+import { intercept, rewriteResponse } from './servers/wrap.ts';
+import type { Variant } from './variant.ts';
 
-export type HostileServer = () => Promise<TestServer>;
+const isListRequest = (req: IncomingMessage) => req.method === 'GET' && /\/pets\/?(\?|$)/.test(req.url ?? '');
 
-const PET_LIST = '[{"id":1,"name":"slow"}]';
-
-export const hostile = {
-  /** Accepts the connection, reads what comes, never writes a byte. */
-  neverAnswers: silentServer as HostileServer,
-
-  /** Promises 1000 bytes of JSON, sends a few, then resets the connection. */
-  resetsMidBody: (() =>
-    httpServer((req, res) => {
-      req.resume();
-      res.writeHead(200, { 'content-type': 'application/json', 'content-length': '1000' });
-      res.write('[{"id":1,"na', () => setTimeout(() => res.socket?.resetAndDestroy(), 10));
-    })) as HostileServer,
-
-  /** Answers 200 with a valid list, one byte a second. */
-  drips: (() =>
-    httpServer((req, res) => {
-      req.resume();
-      res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(PET_LIST.length) });
-      let sent = 0;
-      const timer = setInterval(() => {
-        if (sent >= PET_LIST.length || res.destroyed) {
-          clearInterval(timer);
-          res.end();
-          return;
-        }
-        res.write(PET_LIST[sent++]);
-      }, 1000);
-      res.on('close', () => clearInterval(timer));
-    })) as HostileServer,
-};
+export const hostileVariants: Variant[] = [
+  {
+    name: 'never-answers',
+    kind: 'hostile',
+    does: 'accepts connections and never answers',
+    breaks: ['LIST-OK', 'SHOW-OK', 'VERSION-V1-PREFIX'],
+    server: { hostile: neverAnswers },
+  },
+  {
+    name: 'resets-mid-body',
+    kind: 'hostile',
+    does: 'sends headers and half a body, then resets the connection',
+    breaks: ['LIST-OK', 'CREATE-OK'],
+    server: { hostile: resetsMidBody },
+  },
+  {
+    name: 'drips',
+    kind: 'hostile',
+    does: 'sends its answers one byte a second',
+    breaks: ['LIST-OK', 'CREATE-OK'],
+    server: { hostile: drips },
+  },
+  {
+    name: 'huge-list',
+    kind: 'hostile',
+    does: 'answers the list with a 50 MB JSON array',
+    breaks: ['LIST-OK', 'LIST-LIMIT-AT-MOST'],
+    server: {
+      wrap: intercept((req, res) => {
+        if (!isListRequest(req)) return false;
+        streamHugeList(res);
+        return true;
+      }),
+    },
+  },
+  {
+    name: 'invalid-json',
+    kind: 'hostile',
+    does: 'sends invalid JSON labelled application/json',
+    breaks: ['LIST-OK', 'SHOW-OK'],
+    server: {
+      wrap: rewriteResponse((res) =>
+        /json/.test(String(res.headers['content-type']))
+          ? { ...res, body: Buffer.from('[{"id": 1, "name": ') }
+          : res,
+      ),
+    },
+  },
+  {
+    name: 'always-503',
+    kind: 'hostile',
+    does: 'answers 503 to everything',
+    breaks: ['ANY-NO-5XX', 'LIST-OK', 'CREATE-OK'],
+    server: {
+      wrap: intercept((req, res) => {
+        req.resume();
+        answer(res, 503, '{"title":"Service Unavailable"}', 'application/problem+json');
+        return true;
+      }),
+    },
+  },
+];

@@ -1,7 +1,9 @@
 /**
- * The suite checks itself: the real CLI is run against every variant of test/variants/variants.ts.
- * Faulty variants must fail the requirements they declare, conformant ones must pass in --strict
- * mode, hostile ones must end the run by itself with exit 1.
+ * The suite checks itself: the real CLI is run against every variant of test/variants/ (index.ts).
+ * The faulty variants are an exact oracle: each must fail exactly the requirements it declares, and
+ * may leave blocked only those it declares, each blocked by one of its failures. Conformant ones
+ * must pass in --strict mode with nothing failed or blocked; hostile ones must end the run by itself
+ * with exit 1 and at least the requirements they declare failed.
  */
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -9,10 +11,10 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { startReferenceServer } from '../../reference-impl/index.ts';
 import { loadCatalog } from '../../spec/catalog.ts';
 import { packageRoot } from '../../spec/paths.ts';
-import { variants as allVariants, type Variant } from './variants.ts';
+import { variants as allVariants, type Variant } from './index.ts';
+import { reference } from './servers/reference.ts';
 
 /**
  * While working on one variant: PETSTORE_VARIANTS=name,name npx vitest run test/variants runs only
@@ -21,6 +23,13 @@ import { variants as allVariants, type Variant } from './variants.ts';
 const named = process.env.PETSTORE_VARIANTS?.split(',').filter(Boolean) ?? [];
 const selected = named.length > 0 ? named : undefined;
 const variants = selected ? allVariants.filter((v) => selected.includes(v.name)) : allVariants;
+const unknownNames = named.filter((name) => !allVariants.some((v) => v.name === name));
+if (unknownNames.length > 0) {
+  throw new Error(
+    `PETSTORE_VARIANTS names no variant: ${unknownNames.join(', ')}; ` +
+      `the variants are ${allVariants.map((v) => v.name).join(', ')}`,
+  );
+}
 
 const catalog = loadCatalog();
 const CLI = path.join(packageRoot(), 'bin', 'petstore-conformance.js');
@@ -33,9 +42,17 @@ const KILL_AFTER_MS = 90_000;
 /** CLI runs at once: one per core. */
 const PARALLEL = 2;
 
+interface Result {
+  id: string;
+  level: string;
+  status: string;
+  message?: string;
+  /** Set on a skipped requirement whose check could not have what it needs (CONTRACT.md). */
+  blockedBy?: string[];
+}
 interface Summary {
   verdict: string;
-  results: { id: string; level: string; status: string; message?: string }[];
+  results: Result[];
 }
 interface Outcome {
   variant: Variant;
@@ -44,11 +61,16 @@ interface Outcome {
   summary?: Summary;
   output: string;
   failed: Set<string>;
+  /** Blocked requirement id → the requirements that block it. */
+  blocked: Map<string, string[]>;
 }
+
+const isBlocked = (r: Result) => r.status === 'skipped' && (r.blockedBy?.length ?? 0) > 0;
+const sorted = (ids: Iterable<string>) => [...ids].sort();
 
 async function startVariant(variant: Variant): Promise<{ url: string; close(): Promise<void> }> {
   if ('hostile' in variant.server) return variant.server.hostile();
-  return startReferenceServer({ port: 0, ...variant.server });
+  return reference(variant.server);
 }
 
 function runCli(args: string[]): Promise<{ exitCode: number | null; output: string; durationMs: number }> {
@@ -81,8 +103,10 @@ async function check(variant: Variant, reportRoot: string): Promise<Outcome> {
     const summary: Summary | undefined = existsSync(file)
       ? JSON.parse(await readFile(file, 'utf8'))
       : undefined;
-    const failed = new Set((summary?.results ?? []).filter((r) => r.status === 'failed').map((r) => r.id));
-    return { variant, ...run, summary, failed };
+    const results = summary?.results ?? [];
+    const failed = new Set(results.filter((r) => r.status === 'failed').map((r) => r.id));
+    const blocked = new Map(results.filter(isBlocked).map((r) => [r.id, r.blockedBy ?? []]));
+    return { variant, ...run, summary, failed, blocked };
   } finally {
     await server.close();
   }
@@ -104,23 +128,50 @@ beforeAll(async () => {
   );
 }, 15 * 60_000);
 
+/** What an exact oracle finds wrong with a faulty variant's run: nothing when it matches. */
+function mismatch(o: Outcome): string[] {
+  const declared = new Set(o.variant.breaks);
+  const mayBlock = new Set(o.variant.blocks ?? []);
+  return [
+    ...o.variant.breaks.filter((id) => !o.failed.has(id)).map((id) => `-${id}`),
+    ...[...o.failed].filter((id) => !declared.has(id)).map((id) => `+${id}`),
+    ...[...o.blocked]
+      .filter(([id, by]) => !mayBlock.has(id) || !by.some((b) => o.failed.has(b)))
+      .map(([id, by]) => `blocked ${id} by ${by.join(',')}`),
+  ];
+}
+
 afterAll(async () => {
   if (reportRoot) await rm(reportRoot, { recursive: true, force: true });
   const faulty = [...outcomes.values()].filter((o) => o.variant.kind === 'faulty');
   const caught = faulty.filter((o) => o.variant.breaks.every((id) => o.failed.has(id)));
+  const exact = faulty.filter((o) => mismatch(o).length === 0);
   const conformant = [...outcomes.values()].filter((o) => o.variant.kind === 'conformant');
-  const falseAlarms = conformant.filter((o) => o.exitCode !== 0);
+  const falseAlarms = conformant.filter((o) => o.exitCode !== 0 || o.failed.size > 0 || o.blocked.size > 0);
   const hostile = [...outcomes.values()].filter((o) => o.variant.kind === 'hostile');
+  const inexact = faulty.filter((o) => mismatch(o).length > 0);
   const lines = [
     '',
-    'variant                        kind        exit  time    failed requirements',
-    ...[...outcomes.values()].map(
-      (o) =>
-        `${o.variant.name.padEnd(30)} ${o.variant.kind.padEnd(11)} ${String(o.exitCode).padEnd(5)} ${`${(o.durationMs / 1000).toFixed(1)}s`.padEnd(7)} ${[...o.failed].join(' ') || '-'}`,
-    ),
+    'variant                        kind        exit  time    failed requirements [blocked: id<-by]',
+    ...[...outcomes.values()].map((o) => {
+      const blocked = [...o.blocked].map(([id, by]) => `${id}<-${by.join(',')}`);
+      return (
+        `${o.variant.name.padEnd(30)} ${o.variant.kind.padEnd(11)} ${String(o.exitCode).padEnd(5)} ` +
+        `${`${(o.durationMs / 1000).toFixed(1)}s`.padEnd(7)} ${[...o.failed].join(' ') || '-'}` +
+        (blocked.length ? ` [blocked: ${blocked.join(' ')}]` : '')
+      );
+    }),
     '',
+    ...(inexact.length
+      ? [
+          'faulty variants whose run differs from what they declare (-missing +extra, blocked outside blocks):',
+          ...inexact.map((o) => `  ${o.variant.name}: ${mismatch(o).join(' ')}`),
+          '',
+        ]
+      : []),
     `mutation score: ${caught.length}/${faulty.length} faults caught` +
-      ` (${((100 * caught.length) / Math.max(1, faulty.length)).toFixed(0)}%)`,
+      ` (${((100 * caught.length) / Math.max(1, faulty.length)).toFixed(0)}%),` +
+      ` ${exact.length}/${faulty.length} exactly as declared`,
     `false alarms: ${falseAlarms.length} of ${conformant.length} conformant variants`,
     `hostile servers: ${hostile.filter((o) => o.exitCode === 1).length}/${hostile.length} ended with exit 1,` +
       ` slowest ${(Math.max(0, ...hostile.map((o) => o.durationMs)) / 1000).toFixed(1)}s`,
@@ -129,10 +180,16 @@ afterAll(async () => {
 });
 
 function describeRun(o: Outcome): string {
-  const failed = o.summary?.results.filter((r) => r.status === 'failed') ?? [];
+  const results = o.summary?.results ?? [];
   return [
     `${o.variant.name} (${o.variant.kind}: ${o.variant.does}) exited ${o.exitCode} after ${o.durationMs} ms`,
-    ...failed.map((r) => `  ${r.id} (${r.level}): ${(r.message ?? '').split('\n')[0]}`),
+    `  declared: ${o.variant.breaks.join(' ') || '-'}${o.variant.blocks?.length ? `; may block ${o.variant.blocks.join(' ')}` : ''}`,
+    ...results
+      .filter((r) => r.status === 'failed')
+      .map((r) => `  failed ${r.id} (${r.level}): ${(r.message ?? '').split('\n')[0]}`),
+    ...results
+      .filter(isBlocked)
+      .map((r) => `  blocked ${r.id} by ${r.blockedBy!.join(', ')}: ${(r.message ?? '').split('\n')[0]}`),
     o.summary ? '' : `  no summary.json; output:\n${o.output.slice(-3000)}`,
   ].join('\n');
 }
@@ -141,11 +198,22 @@ const gates = (id: string) => catalog.get(id)?.level !== 'MAY';
 
 describe.runIf(variants.some((v) => v.kind === 'faulty'))('faulty variants', () => {
   test.each(variants.filter((v) => v.kind === 'faulty').map((v) => [v.name, v] as const))(
-    '%s fails the requirements it declares',
+    '%s fails exactly the requirements it declares, and blocks only what it may',
     (name, variant) => {
       const o = outcomes.get(name)!;
       expect(o, `no run for ${name}`).toBeDefined();
-      expect([...o.failed], describeRun(o)).toEqual(expect.arrayContaining(variant.breaks));
+      expect(sorted(o.failed), describeRun(o)).toEqual(sorted(variant.breaks));
+      const mayBlock = new Set(variant.blocks ?? []);
+      expect(
+        sorted(o.blocked.keys()).filter((id) => !mayBlock.has(id)),
+        `blocked but not in blocks\n${describeRun(o)}`,
+      ).toEqual([]);
+      for (const [id, by] of o.blocked) {
+        expect(
+          by.filter((b) => o.failed.has(b)),
+          `${id} is blocked by ${by.join(', ')}, none of which failed\n${describeRun(o)}`,
+        ).not.toEqual([]);
+      }
       expect(o.exitCode, describeRun(o)).toBe(variant.breaks.some(gates) ? 1 : 0);
     },
   );
@@ -153,10 +221,12 @@ describe.runIf(variants.some((v) => v.kind === 'faulty'))('faulty variants', () 
 
 describe.runIf(variants.some((v) => v.kind === 'conformant'))('conformant variants', () => {
   test.each(variants.filter((v) => v.kind === 'conformant').map((v) => [v.name, v] as const))(
-    '%s passes in --strict mode',
+    '%s passes in --strict mode, with nothing failed and nothing blocked',
     (name) => {
       const o = outcomes.get(name)!;
-      expect([...o.failed], describeRun(o)).toEqual([]);
+      expect(o, `no run for ${name}`).toBeDefined();
+      expect(sorted(o.failed), describeRun(o)).toEqual([]);
+      expect(sorted(o.blocked.keys()), describeRun(o)).toEqual([]);
       expect(o.exitCode, describeRun(o)).toBe(0);
     },
   );
@@ -167,6 +237,7 @@ describe.runIf(variants.some((v) => v.kind === 'hostile'))('hostile servers', ()
     '%s ends the run by itself with exit 1 and the affected requirements failed',
     (name, variant) => {
       const o = outcomes.get(name)!;
+      expect(o, `no run for ${name}`).toBeDefined();
       expect(o.exitCode, describeRun(o)).toBe(1);
       expect(o.durationMs).toBeLessThan(HOSTILE_BOUND_MS);
       expect([...o.failed], describeRun(o)).toEqual(expect.arrayContaining(variant.breaks));
@@ -188,8 +259,24 @@ describe('the variants as a whole', () => {
   });
 
   test('declare only requirement ids of the catalog, and unique names', () => {
-    const unknown = allVariants.flatMap((v) => v.breaks).filter((id) => !catalog.get(id));
+    const unknown = allVariants
+      .flatMap((v) => [...v.breaks, ...(v.blocks ?? [])])
+      .filter((id) => !catalog.get(id));
     expect(unknown).toEqual([]);
     expect(new Set(allVariants.map((v) => v.name)).size).toBe(allVariants.length);
+  });
+
+  test('declare what their kind calls for: faults something to fail, conformant ones nothing', () => {
+    const wrong = allVariants.flatMap((v) => {
+      const problems: string[] = [];
+      if (v.kind !== 'conformant' && v.breaks.length === 0) problems.push('declares nothing to fail');
+      if (v.kind === 'conformant' && v.breaks.length > 0) problems.push('is conformant but declares breaks');
+      if (v.kind !== 'faulty' && v.blocks) problems.push('declares blocks, which only faulty variants judge');
+      const both = (v.blocks ?? []).filter((id) => v.breaks.includes(id));
+      if (both.length) problems.push(`both fails and blocks ${both.join(', ')}`);
+      if (new Set(v.breaks).size !== v.breaks.length) problems.push('names a requirement twice in breaks');
+      return problems.map((p) => `${v.name} ${p}`);
+    });
+    expect(wrong).toEqual([]);
   });
 });

@@ -5,7 +5,7 @@
  */
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { isLosslessNumber, LosslessNumber, parse, stringify } from 'lossless-json';
-import type { Handler } from '../../reference-impl/index.ts';
+import type { Handler } from '../../../reference-impl/index.ts';
 
 export type Wrap = (handler: Handler) => Handler;
 

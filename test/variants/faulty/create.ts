@@ -1,0 +1,269 @@
+/** Faulty variants of the create operation (POST /pets): its answer, its validation, what it keeps. */
+import { isLosslessNumber, stringify } from 'lossless-json';
+import { answer, isCreateRequest, jsonOf, withRequestBody } from '../servers/body.ts';
+import {
+  compose,
+  idText,
+  intercept,
+  isCreate,
+  jsonNumber,
+  mapPets,
+  rewriteRequest,
+  rewriteResponse,
+  type Wrap,
+} from '../servers/wrap.ts';
+import type { Variant } from '../variant.ts';
+
+const petObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Forwards POST /pets after `fix` changed its JSON body (when it is a JSON object). */
+function fixCreateBody(fix: (pet: Record<string, unknown>) => Record<string, unknown>): Wrap {
+  return withRequestBody(isCreateRequest, ({ body, forward }) => {
+    const pet = jsonOf(body);
+    if (!petObject(pet)) return forward();
+    forward(Buffer.from(stringify(fix(pet)) ?? ''));
+  });
+}
+
+let ghostCounter = 0;
+const freshId = () => String(8_000_000_000_000 + Date.now() * 10 + (ghostCounter++ % 10));
+
+export const createVariants: Variant[] = [
+  {
+    name: 'int64-lossy',
+    kind: 'faulty',
+    does: 'passes ids through a JS double, so ids above 2^53 lose digits',
+    breaks: ['CREATE-INT64-EXACT'],
+    server: { wrap: mapPets((p) => ({ ...p, id: jsonNumber(String(Number(idText(p.id)))) })) },
+  },
+  {
+    name: 'create-answers-200',
+    kind: 'faulty',
+    does: 'answers 200 instead of 201 to a create',
+    breaks: ['CREATE-OK'],
+    server: {
+      wrap: rewriteResponse((res, req) =>
+        isCreate(req) && res.status === 201 ? { ...res, status: 200 } : res,
+      ),
+    },
+  },
+  {
+    name: 'create-body-message',
+    kind: 'faulty',
+    does: 'answers a create with 201 and {"message": "Pet created"} instead of the pet (allowed: MAY only)',
+    breaks: ['CREATE-RESPONSE-PET'],
+    server: {
+      wrap: rewriteResponse((res, req) =>
+        isCreate(req) && res.status === 201
+          ? { ...res, body: Buffer.from('{"message":"Pet created"}') }
+          : res,
+      ),
+    },
+  },
+  {
+    name: 'malformed-json-500',
+    kind: 'faulty',
+    does: 'answers 500 to a body that is not JSON',
+    breaks: ['CREATE-MALFORMED-JSON', 'ANY-NO-5XX'],
+    server: {
+      wrap: withRequestBody(isCreateRequest, ({ body, res, forward }) => {
+        if (jsonOf(body) === undefined)
+          answer(res, 500, '{"title":"SyntaxError"}', 'application/problem+json');
+        else forward();
+      }),
+    },
+  },
+  {
+    name: 'missing-name-accepted',
+    kind: 'faulty',
+    does: 'accepts a pet without a name (it names it "unnamed")',
+    breaks: ['CREATE-MISSING-REQUIRED'],
+    server: { wrap: fixCreateBody((pet) => ('name' in pet ? pet : { ...pet, name: 'unnamed' })) },
+  },
+  {
+    name: 'unknown-status-accepted',
+    kind: 'faulty',
+    does: 'accepts a status outside the enum (and drops it)',
+    breaks: ['CREATE-STATUS-OUTSIDE-ENUM'],
+    server: {
+      wrap: fixCreateBody((pet) => {
+        if (!('status' in pet) || ['available', 'pending', 'sold'].includes(pet.status as string)) return pet;
+        const { status: _status, ...rest } = pet;
+        return rest;
+      }),
+    },
+  },
+  {
+    name: 'string-id-accepted',
+    kind: 'faulty',
+    does: 'accepts an id sent as a JSON string',
+    breaks: ['CREATE-WRONG-TYPE'],
+    server: {
+      wrap: fixCreateBody((pet) =>
+        typeof pet.id === 'string'
+          ? { ...pet, id: BigInt(/^-?\d{1,18}$/.test(pet.id) ? pet.id : freshId()) }
+          : pet,
+      ),
+    },
+  },
+  {
+    name: 'validation-off',
+    kind: 'faulty',
+    does: 'accepts any JSON object as a pet, repairing what is missing or wrong',
+    breaks: [
+      'CREATE-INVALID-GENERATED',
+      'CREATE-MISSING-REQUIRED',
+      'CREATE-WRONG-TYPE',
+      'CREATE-STATUS-OUTSIDE-ENUM',
+    ],
+    server: {
+      wrap: fixCreateBody((pet) => {
+        const id =
+          isLosslessNumber(pet.id) && /^-?\d{1,18}$/.test(pet.id.toString())
+            ? BigInt(pet.id.toString())
+            : BigInt(freshId());
+        const repaired: Record<string, unknown> = {
+          id,
+          name: typeof pet.name === 'string' ? pet.name : 'repaired',
+        };
+        if (typeof pet.tag === 'string') repaired.tag = pet.tag;
+        if (['available', 'pending', 'sold'].includes(pet.status as string)) repaired.status = pet.status;
+        return repaired;
+      }),
+    },
+  },
+  {
+    name: 'id-range-unchecked',
+    kind: 'faulty',
+    does: 'accepts ids outside int64, wrapping them into range',
+    breaks: ['CREATE-ID-OUT-OF-RANGE'],
+    server: {
+      wrap: fixCreateBody((pet) => {
+        if (!isLosslessNumber(pet.id) || !/^-?\d+$/.test(pet.id.toString())) return pet;
+        return { ...pet, id: BigInt.asIntN(64, BigInt(pet.id.toString())) };
+      }),
+    },
+  },
+  {
+    name: 'negative-id-rejected',
+    kind: 'faulty',
+    does: 'rejects valid pets whose id is negative',
+    breaks: ['CREATE-VALID-GENERATED'],
+    server: {
+      wrap: withRequestBody(isCreateRequest, ({ body, res, forward }) => {
+        const pet = jsonOf(body);
+        if (petObject(pet) && isLosslessNumber(pet.id) && pet.id.toString().startsWith('-')) {
+          answer(res, 400, '{"title":"id must be positive"}', 'application/problem+json');
+        } else forward();
+      }),
+    },
+  },
+  {
+    name: 'array-body-accepted',
+    kind: 'faulty',
+    does: 'answers 201 to a JSON body that is an array',
+    breaks: ['CREATE-NOT-AN-OBJECT'],
+    server: {
+      wrap: withRequestBody(isCreateRequest, ({ body, res, forward }) => {
+        if (Array.isArray(jsonOf(body))) answer(res, 201);
+        else forward();
+      }),
+    },
+  },
+  {
+    name: 'media-type-ignored',
+    kind: 'faulty',
+    does: 'reads a text/plain body as JSON',
+    breaks: ['CREATE-UNSUPPORTED-MEDIA-TYPE'],
+    server: {
+      wrap: rewriteRequest((req) => {
+        if (req.method === 'POST') req.headers['content-type'] = 'application/json';
+      }),
+    },
+  },
+  {
+    name: 'large-body-dropped',
+    kind: 'faulty',
+    does: 'drops the connection on a body over 1 MiB instead of answering',
+    breaks: ['CREATE-BODY-TOO-LARGE'],
+    server: {
+      wrap: intercept((req) => {
+        if (req.method !== 'POST' || Number(req.headers['content-length'] ?? 0) <= 1024 * 1024) return false;
+        req.socket.destroy();
+        return true;
+      }),
+    },
+  },
+  {
+    name: 'not-persisted',
+    kind: 'faulty',
+    does: 'answers 201 to a valid create without keeping the pet',
+    breaks: ['CREATE-PERSISTED'],
+    server: {
+      wrap: withRequestBody(isCreateRequest, ({ body, res, forward }) => {
+        const pet = jsonOf(body);
+        if (petObject(pet) && isLosslessNumber(pet.id) && typeof pet.name === 'string') answer(res, 201);
+        else forward();
+      }),
+    },
+  },
+  {
+    name: 'tag-status-dropped',
+    kind: 'faulty',
+    does: 'keeps a created pet without its tag and status',
+    breaks: ['CREATE-PERSISTED'],
+    server: {
+      wrap: fixCreateBody((pet) => {
+        const { tag: _tag, status: _status, ...rest } = pet;
+        return rest;
+      }),
+    },
+  },
+  {
+    name: 'concurrent-lost-writes',
+    kind: 'faulty',
+    does: 'loses creates that arrive while another create is in flight',
+    breaks: ['CREATE-CONCURRENT'],
+    server: {
+      wrap: (() => {
+        let inFlight = 0;
+        return withRequestBody(isCreateRequest, ({ res, forward }) => {
+          if (inFlight > 0) {
+            answer(res, 201);
+            return;
+          }
+          inFlight++;
+          res.on('close', () => inFlight--);
+          setTimeout(forward, 5);
+        });
+      })(),
+    },
+  },
+  {
+    name: 'duplicate-overwrites',
+    kind: 'faulty',
+    does: 'overwrites the pet when a second one with the same id is created',
+    breaks: ['CREATE-DUPLICATE-ID'],
+    server: {
+      wrap: (() => {
+        const sent = new WeakMap<object, Record<string, unknown>>();
+        const overwritten = new Map<string, Record<string, unknown>>();
+        return compose(
+          rewriteResponse((res, req, raw) => {
+            const pet = sent.get(raw);
+            if (!isCreate(req) || res.status !== 409 || !pet) return res;
+            overwritten.set(idText(pet.id), pet);
+            return { status: 201, headers: {}, body: Buffer.alloc(0) };
+          }),
+          withRequestBody(isCreateRequest, ({ body, res, forward }) => {
+            const pet = jsonOf(body);
+            if (petObject(pet)) sent.set(res, pet);
+            forward();
+          }),
+          mapPets((p) => overwritten.get(idText(p.id)) ?? p),
+        );
+      })(),
+    },
+  },
+];

@@ -1,0 +1,22 @@
+/**
+ * Every variant, in a stable order: the faulty ones by operation (list, create, show, then those
+ * across operations), the conformant ones, the hostile ones. Names are unique across all.
+ */
+import { conformantVariants } from './conformant.ts';
+import { createVariants } from './faulty/create.ts';
+import { crossVariants } from './faulty/cross.ts';
+import { listVariants } from './faulty/list.ts';
+import { showVariants } from './faulty/show.ts';
+import { hostileVariants } from './hostile.ts';
+import type { Variant } from './variant.ts';
+
+export type { Variant } from './variant.ts';
+
+export const variants: Variant[] = [
+  ...listVariants,
+  ...createVariants,
+  ...showVariants,
+  ...crossVariants,
+  ...conformantVariants,
+  ...hostileVariants,
+];

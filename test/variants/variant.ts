@@ -1,0 +1,34 @@
+/**
+ * What a variant is: a server that proves the suite, either faulty (it must fail what it declares),
+ * conformant (it must pass in --strict mode although it differs from the reference where the
+ * contract allows) or hostile (it must make the run end by itself with exit 1).
+ */
+import type { HostileServer } from './servers/hostile.ts';
+import type { Wrap } from './servers/wrap.ts';
+
+export interface Variant {
+  /** kebab-case, unique. */
+  name: string;
+  kind: 'faulty' | 'conformant' | 'hostile';
+  /** What the server does differently from the reference, as a sentence. */
+  does: string;
+  /**
+   * Requirement ids that fail against it. For a faulty variant, exactly these fail, no more and no
+   * fewer; for a hostile one, at least these; for a conformant one, none.
+   */
+  breaks: string[];
+  /**
+   * Requirement ids the run may report as blocked (skipped, with `blockedBy` naming a failed
+   * requirement) because the fault took away what their checks need. Faulty variants only.
+   */
+  blocks?: string[];
+  /** The reference with one behaviour changed, or a hostile server of its own. */
+  server:
+    | { wrap?: Wrap; apiKey?: string; apiKeyHeader?: string; apiKeyQuery?: string }
+    | { hostile: HostileServer };
+  /** Extra command-line options of the run (always run with --strict). */
+  args?: string[];
+}
+
+/** The API key of the variants that require one. */
+export const KEY = 'variant-key-5d1c0e';
