@@ -1,4 +1,5 @@
 import {
+  type ApiResponse,
   applyMutation,
   arbitraryOf,
   blocked,
@@ -144,14 +145,31 @@ requirement.each(
 );
 
 requirement('CREATE-PERSISTED', async ({ api, newPet }) => {
-  const pet = newPet({ status: 'pending' });
-  await createPet(api, pet);
-  const res = await api.get(petPath(pet.id));
-  const expected = `status 200 and the pet as created: ${JSON.stringify({ ...pet, id: pet.id.toString() })}`;
-  expectStatus(res, 200);
-  const { value, exact } = shownPet(contract, res, 'comparing it with the pet created');
-  const diffs = sameFields(value, exact as Record<string, unknown>, pet);
-  if (diffs.length > 0) fail(res, expected, `200 with ${diffs.join(', ')}: ${clip(res.text, 300)}`);
+  // Up to three pets, one after another: a server that keeps none fails here; one that loses a
+  // create now and then (under the load of other checks) is CREATE-CONCURRENT's to judge.
+  let lost: ApiResponse | undefined;
+  for (let attempt = 1; attempt <= 3; attempt++) {
+    const pet = newPet({ status: 'pending' });
+    await createPet(api, pet);
+    const res = await api.get(petPath(pet.id));
+    const expected = `status 200 and the pet as created: ${JSON.stringify({ ...pet, id: pet.id.toString() })}`;
+    if (res.status === 404 && attempt < 3) {
+      lost ??= res;
+      continue;
+    }
+    expectStatus(res, 200);
+    const { value, exact } = shownPet(contract, res, 'comparing it with the pet created');
+    const diffs = sameFields(value, exact as Record<string, unknown>, pet);
+    if (diffs.length > 0) fail(res, expected, `200 with ${diffs.join(', ')}: ${clip(res.text, 300)}`);
+    if (lost)
+      blocked(
+        ['CREATE-CONCURRENT'],
+        lost,
+        'every pet created (2xx) found afterwards',
+        `${lost.request.method} ${new URL(lost.request.url).pathname} answered 404 for a pet created with a 2xx, and a pet created after it was found: creates are lost now and then`,
+      );
+    return;
+  }
 });
 
 requirement.each(
@@ -171,6 +189,13 @@ requirement.each(
     }
     const res = await api.get(petPath(id));
     const expected = `status 200 and a pet whose id is ${id}, digit for digit`;
+    // Not found at all: CREATE-PERSISTED judges that; if it passed, this fails (see spec/README.md).
+    if (res.status === 404)
+      blocked(
+        ['CREATE-PERSISTED', 'CREATE-CONCURRENT'],
+        res,
+        `status 200 to GET /pets/${id}, created just before`,
+      );
     expectStatus(res, 200);
     const { exact } = shownPet(contract, res, `reading its id, ${id}`);
     const shown = (exact as { id?: unknown }).id;

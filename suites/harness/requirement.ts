@@ -97,26 +97,58 @@ export function skipReason(
 
 /** The requirement that judges whether the API is served under the base URL at all. */
 const PREFIX_ID = 'VERSION-V1-PREFIX';
+/** The requirement that judges whether a request carrying the configured key is let through. */
+const KEY_ID = 'AUTH-KEY-ACCEPTED';
+/** Checks that send requests without the key, or with a wrong one, on purpose. */
+const KEYLESS = new Set(['AUTH-MISSING-KEY-REFUSED', 'AUTH-WRONG-KEY-REFUSED']);
 
 /**
- * GET {base}/pets, once per worker and base URL: a 404 there means the API is not served under the
- * base URL (a wrong prefix), and every check but VERSION-V1-PREFIX is blocked by it instead of failing
- * on its own 404s. Any other answer, or none, lets the checks judge for themselves.
+ * GET {base}/pets, once per worker and base URL, judged first: a 404 there means the API is not
+ * served under the base URL (a wrong prefix), and a 401 or 403 that the key is not let through. Every
+ * other check is then blocked by VERSION-V1-PREFIX or AUTH-KEY-ACCEPTED instead of failing on its own
+ * 404s or 401s. Any other answer, or none, lets the checks judge for themselves.
  */
-function notServed(config: Config): Promise<ApiResponse | undefined> {
-  const key = Symbol.for('petstore-conformance.prefix-probe');
+function firstLook(config: Config): Promise<ApiResponse | undefined> {
+  const key = Symbol.for('petstore-conformance.first-look');
   const holder = globalThis as { [key]?: Map<string, Promise<ApiResponse | undefined>> };
   holder[key] ??= new Map();
-  const probes = holder[key];
-  let probe = probes.get(config.baseUrl);
-  if (!probe) {
-    probe = new Client(config)
+  const looks = holder[key];
+  let look = looks.get(config.baseUrl);
+  if (!look) {
+    look = new Client(config)
       .get('/pets')
-      .then((res) => (res.status === 404 ? res : undefined))
+      .then((res) => res)
       .catch(() => undefined);
-    probes.set(config.baseUrl, probe);
+    looks.set(config.baseUrl, look);
   }
-  return probe;
+  return look;
+}
+
+/** Blocks the check when the first look says the API is not there, or the key is not let through. */
+async function requireTheApi(r: Requirement, config: Config): Promise<void> {
+  if (r.id === PREFIX_ID) return;
+  const res = await firstLook(config);
+  if (res?.status === 404) {
+    blocked(
+      [PREFIX_ID],
+      res,
+      `the API served under ${config.baseUrl}`,
+      `GET /pets answered 404: nothing is served under ${config.baseUrl}`,
+    );
+  }
+  if ((res?.status === 401 || res?.status === 403) && !KEYLESS.has(r.id)) {
+    const where = config.apiKeyQuery
+      ? `query parameter ${config.apiKeyQuery}`
+      : `header ${config.apiKeyHeader}`;
+    blocked(
+      [KEY_ID],
+      res,
+      'a request carrying the configured key let through',
+      config.apiKey
+        ? `GET /pets answered ${res.status} to a request carrying the key in ${where}`
+        : `GET /pets answered ${res.status}: the deployment asks for a key, and none was given (--api-key)`,
+    );
+  }
 }
 
 function define(r: Requirement, row: Row | undefined, check: Check): void {
@@ -142,16 +174,7 @@ function define(r: Requirement, row: Row | undefined, check: Check): void {
       freshId,
     };
     try {
-      if (r.id !== PREFIX_ID) {
-        const res = await notServed(config);
-        if (res)
-          blocked(
-            [PREFIX_ID],
-            res,
-            `the API served under ${config.baseUrl}`,
-            `GET /pets answered 404: nothing is served under ${config.baseUrl}`,
-          );
-      }
+      await requireTheApi(r, config);
       await check(context);
     } catch (err) {
       if ((err as { code?: unknown })?.code === 'VITEST_PENDING') throw err;

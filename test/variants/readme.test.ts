@@ -24,7 +24,9 @@ function table(list: Variant[]): string {
   const rows = list.map(
     (v) =>
       `| \`${v.name}\` | ${cell(v.does)} | ${ids(v.breaks)} |` +
-      (withBlocks ? ` ${ids(v.blocks ?? [])} |` : ''),
+      (withBlocks
+        ? ` ${v.blocks === 'every other' ? 'every other requirement' : ids(v.blocks ?? [])} |`
+        : ''),
   );
   return [...head, ...rows].join('\n');
 }

@@ -3,6 +3,7 @@
  * conformant (it must pass in --strict mode although it differs from the reference where the
  * contract allows) or hostile (it must make the run end by itself with exit 1).
  */
+import { loadCatalog } from '../../spec/catalog.ts';
 import type { HostileServer } from './servers/hostile.ts';
 import type { Wrap } from './servers/wrap.ts';
 
@@ -19,9 +20,10 @@ export interface Variant {
   breaks: string[];
   /**
    * Requirement ids the run may report as blocked (skipped, with `blockedBy` naming a failed
-   * requirement) because the fault took away what their checks need. Faulty variants only.
+   * requirement) because the fault took away what their checks need; 'every other' for a fault that
+   * leaves nothing to judge (the API not served, the key refused). Faulty variants only.
    */
-  blocks?: string[];
+  blocks?: string[] | 'every other';
   /** The reference with one behaviour changed, or a hostile server of its own. */
   server:
     | { wrap?: Wrap; apiKey?: string; apiKeyHeader?: string; apiKeyQuery?: string }
@@ -32,3 +34,11 @@ export interface Variant {
 
 /** The API key of the variants that require one. */
 export const KEY = 'variant-key-5d1c0e';
+
+/** The ids a variant may block, its 'every other' spelled out from the catalog. */
+export function mayBlockOf(v: Pick<Variant, 'breaks' | 'blocks'>): string[] {
+  if (v.blocks !== 'every other') return v.blocks ?? [];
+  return loadCatalog()
+    .requirements.map((r) => r.id)
+    .filter((id) => !v.breaks.includes(id));
+}

@@ -15,6 +15,7 @@ import { loadCatalog } from '../../spec/catalog.ts';
 import { packageRoot } from '../../spec/paths.ts';
 import { variants as allVariants, type Variant } from './index.ts';
 import { reference } from './servers/reference.ts';
+import { KEY, mayBlockOf } from './variant.ts';
 
 /**
  * While working on one variant: PETSTORE_VARIANTS=name,name npx vitest run test/variants runs only
@@ -47,6 +48,8 @@ interface Result {
   level: string;
   status: string;
   message?: string;
+  received?: string;
+  reproduce?: string;
   /** Set on a skipped requirement whose check could not have what it needs (CONTRACT.md). */
   blockedBy?: string[];
 }
@@ -63,6 +66,37 @@ interface Outcome {
   failed: Set<string>;
   /** Blocked requirement id → the requirements that block it. */
   blocked: Map<string, string[]>;
+  /** Each failed requirement's reproduce line, pasted into sh against the same server. */
+  replays: Replay[];
+}
+
+/** A reproduce line run with sh: the status the failure received, and the status line curl showed. */
+interface Replay {
+  id: string;
+  line: string;
+  expectedStatus: string;
+  shown: string;
+}
+
+/** The HTTP status a failure's `received` names: "404, …", "GET /v1/pets answered 500 …". */
+function statusOf(received: string | undefined): string | undefined {
+  return (/\banswered (\d{3})\b/.exec(received ?? '') ?? /^(\d{3})\b/.exec(received ?? ''))?.[1];
+}
+
+/** Runs a reproduce line as a person would paste it: `sh -c`, the key put back in place of ***. */
+function replay(line: string): Promise<string> {
+  return new Promise((resolve) => {
+    const child = spawn('sh', ['-c', line.replaceAll('***', KEY)], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d) => {
+      if (out.length < 4096) out += d;
+    });
+    const killer = setTimeout(() => child.pid && process.kill(child.pid, 'SIGKILL'), 20_000);
+    child.on('close', () => {
+      clearTimeout(killer);
+      resolve(out.split('\n')[0]?.trim() ?? '');
+    });
+  });
 }
 
 const isBlocked = (r: Result) => r.status === 'skipped' && (r.blockedBy?.length ?? 0) > 0;
@@ -106,7 +140,16 @@ async function check(variant: Variant, reportRoot: string): Promise<Outcome> {
     const results = summary?.results ?? [];
     const failed = new Set(results.filter((r) => r.status === 'failed').map((r) => r.id));
     const blocked = new Map(results.filter(isBlocked).map((r) => [r.id, r.blockedBy ?? []]));
-    return { variant, ...run, summary, failed, blocked };
+    // Against the same server, still up: every printed reproduce line shows the failing status.
+    const replays: Replay[] = [];
+    if (variant.kind === 'faulty') {
+      for (const r of results) {
+        const expectedStatus = statusOf(r.received);
+        if (r.status !== 'failed' || !r.reproduce || !expectedStatus) continue;
+        replays.push({ id: r.id, line: r.reproduce, expectedStatus, shown: await replay(r.reproduce) });
+      }
+    }
+    return { variant, ...run, summary, failed, blocked, replays };
   } finally {
     await server.close();
   }
@@ -131,7 +174,7 @@ beforeAll(async () => {
 /** What an exact oracle finds wrong with a faulty variant's run: nothing when it matches. */
 function mismatch(o: Outcome): string[] {
   const declared = new Set(o.variant.breaks);
-  const mayBlock = new Set(o.variant.blocks ?? []);
+  const mayBlock = new Set(mayBlockOf(o.variant));
   return [
     ...o.variant.breaks.filter((id) => !o.failed.has(id)).map((id) => `-${id}`),
     ...[...o.failed].filter((id) => !declared.has(id)).map((id) => `+${id}`),
@@ -183,7 +226,7 @@ function describeRun(o: Outcome): string {
   const results = o.summary?.results ?? [];
   return [
     `${o.variant.name} (${o.variant.kind}: ${o.variant.does}) exited ${o.exitCode} after ${o.durationMs} ms`,
-    `  declared: ${o.variant.breaks.join(' ') || '-'}${o.variant.blocks?.length ? `; may block ${o.variant.blocks.join(' ')}` : ''}`,
+    `  declared: ${o.variant.breaks.join(' ') || '-'}${o.variant.blocks?.length ? `; may block ${o.variant.blocks === 'every other' ? 'every other' : o.variant.blocks.join(' ')}` : ''}`,
     ...results
       .filter((r) => r.status === 'failed')
       .map((r) => `  failed ${r.id} (${r.level}): ${(r.message ?? '').split('\n')[0]}`),
@@ -203,7 +246,7 @@ describe.runIf(variants.some((v) => v.kind === 'faulty'))('faulty variants', () 
       const o = outcomes.get(name)!;
       expect(o, `no run for ${name}`).toBeDefined();
       expect(sorted(o.failed), describeRun(o)).toEqual(sorted(variant.breaks));
-      const mayBlock = new Set(variant.blocks ?? []);
+      const mayBlock = new Set(mayBlockOf(variant));
       expect(
         sorted(o.blocked.keys()).filter((id) => !mayBlock.has(id)),
         `blocked but not in blocks\n${describeRun(o)}`,
@@ -215,6 +258,25 @@ describe.runIf(variants.some((v) => v.kind === 'faulty'))('faulty variants', () 
         ).not.toEqual([]);
       }
       expect(o.exitCode, describeRun(o)).toBe(variant.breaks.some(gates) ? 1 : 0);
+    },
+  );
+
+  test.each(variants.filter((v) => v.kind === 'faulty').map((v) => [v.name, v] as const))(
+    "%s: every failure's reproduce line, pasted into sh, shows the status the failure received",
+    (name) => {
+      const o = outcomes.get(name)!;
+      // Failures without a status (a dropped connection) have nothing to show; every other one is replayed.
+      const withStatus = (o.summary?.results ?? []).filter(
+        (r) => r.status === 'failed' && statusOf(r.received),
+      );
+      expect(o.replays.map((r) => r.id)).toEqual(withStatus.map((r) => r.id));
+      const wrong = o.replays
+        .filter((r) => !new RegExp(`^HTTP/[\\d.]+ ${r.expectedStatus}\\b`).test(r.shown))
+        .map(
+          (r) =>
+            `${r.id}: expected status ${r.expectedStatus}, sh showed ${JSON.stringify(r.shown)}\n  ${r.line}`,
+        );
+      expect(wrong).toEqual([]);
     },
   );
 });
@@ -260,7 +322,7 @@ describe('the variants as a whole', () => {
 
   test('declare only requirement ids of the catalog, and unique names', () => {
     const unknown = allVariants
-      .flatMap((v) => [...v.breaks, ...(v.blocks ?? [])])
+      .flatMap((v) => [...v.breaks, ...mayBlockOf(v)])
       .filter((id) => !catalog.get(id));
     expect(unknown).toEqual([]);
     expect(new Set(allVariants.map((v) => v.name)).size).toBe(allVariants.length);
@@ -272,7 +334,7 @@ describe('the variants as a whole', () => {
       if (v.kind !== 'conformant' && v.breaks.length === 0) problems.push('declares nothing to fail');
       if (v.kind === 'conformant' && v.breaks.length > 0) problems.push('is conformant but declares breaks');
       if (v.kind !== 'faulty' && v.blocks) problems.push('declares blocks, which only faulty variants judge');
-      const both = (v.blocks ?? []).filter((id) => v.breaks.includes(id));
+      const both = (Array.isArray(v.blocks) ? v.blocks : []).filter((id) => v.breaks.includes(id));
       if (both.length) problems.push(`both fails and blocks ${both.join(', ')}`);
       if (new Set(v.breaks).size !== v.breaks.length) problems.push('names a requirement twice in breaks');
       return problems.map((p) => `${v.name} ${p}`);

@@ -12,6 +12,7 @@ export const crossVariants: Variant[] = [
     kind: 'faulty',
     does: 'serves every pet id as a JSON string',
     breaks: ['ANY-PET-SCHEMA'],
+    blocks: ['CREATE-PERSISTED', 'CREATE-INT64-EXACT', 'CREATE-CONCURRENT', 'CREATE-DUPLICATE-ID'],
     server: { wrap: mapPets((p) => ({ ...p, id: idText(p.id) })) },
   },
   {
@@ -19,6 +20,7 @@ export const crossVariants: Variant[] = [
     kind: 'faulty',
     does: 'serves tag: null on every pet',
     breaks: ['ANY-PET-SCHEMA'],
+    blocks: ['CREATE-PERSISTED', 'CREATE-INT64-EXACT', 'CREATE-CONCURRENT', 'CREATE-DUPLICATE-ID'],
     server: { wrap: mapPets((p) => ({ ...p, tag: null })) },
   },
   {
@@ -26,16 +28,17 @@ export const crossVariants: Variant[] = [
     kind: 'faulty',
     does: 'serves status in upper case (AVAILABLE), outside the enum',
     breaks: ['ANY-PET-SCHEMA'],
+    blocks: ['CREATE-PERSISTED', 'CREATE-INT64-EXACT', 'CREATE-CONCURRENT', 'CREATE-DUPLICATE-ID'],
     server: { wrap: mapPets((p) => ({ ...p, status: String(p.status ?? 'available').toUpperCase() })) },
   },
   {
     name: 'json-as-text-plain',
     kind: 'faulty',
-    does: 'labels its JSON responses text/plain',
+    does: 'labels the JSON of its 2xx responses text/plain',
     breaks: ['ANY-JSON-CONTENT-TYPE'],
     server: {
       wrap: rewriteResponse((res) =>
-        /json/.test(String(res.headers['content-type']))
+        res.status < 300 && /json/.test(String(res.headers['content-type']))
           ? { ...res, headers: { ...res.headers, 'content-type': 'text/plain' } }
           : res,
       ),
@@ -97,6 +100,7 @@ export const crossVariants: Variant[] = [
     kind: 'faulty',
     does: 'serves the API under /v2 instead of /v1',
     breaks: ['VERSION-V1-PREFIX'],
+    blocks: 'every other',
     server: {
       wrap: rewriteRequest((req) => {
         const url = req.url ?? '/';
@@ -131,6 +135,7 @@ export const crossVariants: Variant[] = [
     kind: 'faulty',
     does: 'expects the key in X-Pets-Key while the run sends it where it was told (X-API-Key)',
     breaks: ['AUTH-KEY-ACCEPTED'],
+    blocks: 'every other',
     server: { apiKey: KEY, apiKeyHeader: 'X-Pets-Key' },
     args: ['--api-key', KEY],
   },

@@ -42,6 +42,13 @@ export const listVariants: Variant[] = [
     kind: 'faulty',
     does: 'wraps the list in an object: {"items": [...]}',
     breaks: ['LIST-OK'],
+    blocks: [
+      'ANY-PET-SCHEMA',
+      'LIST-LIMIT-AT-MOST',
+      'LIST-LIMIT-FILLS',
+      'LIST-LIMIT-DEFAULT',
+      'LIST-LIMIT-BELOW-ONE',
+    ],
     server: {
       wrap: rewriteJson(
         (body) => ({ items: body }),
@@ -53,7 +60,7 @@ export const listVariants: Variant[] = [
     name: 'limit-ignored',
     kind: 'faulty',
     does: 'ignores limit and always answers up to 100 pets',
-    breaks: ['LIST-LIMIT-AT-MOST'],
+    breaks: ['LIST-LIMIT-AT-MOST', 'LIST-LIMIT-BELOW-ONE'],
     server: { wrap: changeLimit((limit) => (isInt(limit) && Number(limit) <= 100 ? null : limit)) },
   },
   {
@@ -90,6 +97,7 @@ export const listVariants: Variant[] = [
     kind: 'faulty',
     does: 'rejects limit=100, the declared maximum, with 400',
     breaks: ['LIST-LIMIT-MAX-ACCEPTED'],
+    blocks: ['LIST-LIMIT-AT-MOST'],
     server: {
       wrap: intercept((req, res) => {
         if (req.method !== 'GET' || queryLimit(req.url) !== '100') return false;

@@ -16,7 +16,8 @@ export const showVariants: Variant[] = [
     name: 'show-wrapped',
     kind: 'faulty',
     does: 'wraps the pet it shows in an object: {"pet": {...}}',
-    breaks: ['SHOW-OK'],
+    breaks: ['SHOW-OK', 'ANY-PET-SCHEMA'],
+    blocks: ['CREATE-PERSISTED', 'CREATE-INT64-EXACT', 'CREATE-CONCURRENT', 'CREATE-DUPLICATE-ID'],
     server: {
       wrap: rewriteJson(
         (body) => ({ pet: body }),
@@ -27,13 +28,13 @@ export const showVariants: Variant[] = [
   {
     name: 'unknown-pet-200',
     kind: 'faulty',
-    does: 'answers 200 with a made-up pet for an id it does not have',
+    does: 'answers 200 with a made-up pet for an integer id it does not have',
     breaks: ['SHOW-UNKNOWN-NOT-2XX', 'SHOW-UNKNOWN-404'],
     server: {
       wrap: rewriteResponse((res, req) => {
-        if (!isShow(req) || res.status !== 404) return res;
-        const id = req.path.split('/').pop() ?? '0';
-        const body = `{"id":${/^-?\d{1,18}$/.test(id) ? id : 0},"name":"ghost"}`;
+        const id = req.path.split('/').pop() ?? '';
+        if (!isShow(req) || res.status !== 404 || !/^-?\d{1,18}$/.test(id)) return res;
+        const body = `{"id":${id},"name":"ghost"}`;
         return { status: 200, headers: { 'content-type': 'application/json' }, body: Buffer.from(body) };
       }),
     },

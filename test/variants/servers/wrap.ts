@@ -152,3 +152,62 @@ export const isList = (req: RequestView) => req.method === 'GET' && /\/pets\/?$/
 export const isShow = (req: RequestView) => req.method === 'GET' && /\/pets\/[^/]+$/.test(req.path);
 /** True for the create operation (POST /v1/pets). */
 export const isCreate = (req: RequestView) => req.method === 'POST' && /\/pets\/?$/.test(req.path);
+
+/** How a created pet is shown from then on: forgotten (404 to show, left out of lists), or changed. */
+export type AfterCreate = 'forget' | ((pet: Record<string, Json>) => Record<string, Json>);
+
+/**
+ * Lets the reference create pets as it does (validation included), then changes what it shows of some
+ * of them: `decide(inFlight)` is called as a create arrives, with the number of other creates in
+ * flight then, and says what becomes of the pet if the reference creates it. Each create is held
+ * `holdMs` before the reference sees it, so that creates sent together overlap.
+ */
+export function afterCreate(decide: (inFlight: number) => AfterCreate | undefined, holdMs = 0): Wrap {
+  return (handler) => {
+    const created = new Map<string, AfterCreate>();
+    const isPet = (v: Json): v is Record<string, Json> => typeof v === 'object' && v !== null && 'id' in v;
+    const show = (pet: Json): Json[] => {
+      if (!isPet(pet)) return [pet];
+      const how = created.get(idText(pet.id));
+      if (how === undefined) return [pet];
+      return how === 'forget' ? [] : [how({ ...pet })];
+    };
+    const shown = rewriteJson(
+      (body) => (Array.isArray(body) ? body.flatMap(show) : (show(body)[0] ?? body)),
+      (req, res) => req.method === 'GET' && res.status === 200 && (isList(req) || isShow(req)),
+    )(handler);
+    let inFlight = 0;
+    return (req, res) => {
+      const request = view(req);
+      if (isCreate(request)) {
+        const how = decide(inFlight);
+        inFlight++;
+        res.on('close', () => inFlight--);
+        const remember = rewriteResponse((captured) => {
+          if (how === undefined || captured.status < 200 || captured.status > 299) return undefined;
+          const pet = captured.body.length > 0 ? parse(captured.body.toString('utf8')) : undefined;
+          if (isPet(pet)) created.set(idText(pet.id), how);
+          return undefined;
+        })(handler);
+        setTimeout(() => remember(req, res), holdMs);
+        return;
+      }
+      const id = isShow(request) ? decodeURIComponent(request.path.split('/').pop() ?? '') : undefined;
+      if (id !== undefined && created.get(id) === 'forget') {
+        const body = JSON.stringify({
+          type: 'about:blank',
+          title: 'Not Found',
+          status: 404,
+          detail: `no pet has id "${id}"`,
+        });
+        res.writeHead(404, {
+          'content-type': 'application/problem+json',
+          'content-length': Buffer.byteLength(body),
+        });
+        res.end(body);
+        return;
+      }
+      shown(req, res);
+    };
+  };
+}
