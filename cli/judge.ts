@@ -1,0 +1,46 @@
+/**
+ * Stage 5 of a run: the judgement. The roll-up itself (rollup.ts) is pure; this stage adds what tells
+ * "the server failed" from "the suite broke": suite files that did not load, requirements no test
+ * reported on, errors that escaped the tests.
+ */
+import type { Catalog } from '../spec/catalog.ts';
+import type { Config } from '../suites/harness/config.ts';
+import type { Checked } from './checks.ts';
+import { type RollUp, rollUp } from './rollup.ts';
+
+export type Judgement =
+  /** The run judged: the roll-up, and what is worth a warning without changing the verdict. */
+  | { readonly kind: 'judged'; readonly rollUp: RollUp; readonly warnings: readonly string[] }
+  /** The suite itself broke: the run cannot judge (exit 2); the lines say why. */
+  | { readonly kind: 'broken'; readonly problems: readonly string[] };
+
+export function judge(
+  catalog: Pick<Catalog, 'requirements' | 'get'>,
+  checked: Checked,
+  config: Pick<Config, 'only' | 'strict'>,
+): Judgement {
+  const { suiteRun } = checked;
+  const summary = rollUp(catalog, checked.outcomes, config);
+  // A run cut at its deadline has unfinished checks, which fail: the verdict stands.
+  if (!suiteRun.deadlineHit) {
+    const problems: string[] = [];
+    if (suiteRun.startError) problems.push(`the suites did not run: ${suiteRun.startError}`);
+    for (const m of suiteRun.brokenModules)
+      problems.push(`suite file ${m.file} failed to load: ${m.message}`);
+    if (summary.unjudged.length > 0) {
+      const ids = summary.unjudged;
+      const shown = ids.length > 8 ? `${ids.slice(0, 8).join(', ')}, …` : ids.join(', ');
+      problems.push(`no test reported on ${ids.length} requirement(s): ${shown}`);
+    }
+    if (problems.length > 0) return { kind: 'broken', problems };
+  }
+  const warnings = suiteRun.unhandledErrors.map((e) => `an error escaped the suite's tests: ${firstLine(e)}`);
+  if (suiteRun.deadlineHit) {
+    warnings.push('the run reached its deadline and was cut short; unfinished checks count as failed');
+  }
+  return { kind: 'judged', rollUp: summary, warnings };
+}
+
+function firstLine(text: string): string {
+  return text.split('\n')[0] ?? text;
+}
