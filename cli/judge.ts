@@ -5,12 +5,23 @@
  */
 import type { Catalog } from '../spec/catalog.ts';
 import type { Config } from '../suites/harness/config.ts';
+import { applyBaseline, type Baseline, type BaselineOutcome } from './baseline.ts';
 import type { Checked } from './checks.ts';
+import { EXIT } from './command.ts';
 import { type RollUp, rollUp } from './rollup.ts';
 
 export type Judgement =
-  /** The run judged: the roll-up, and what is worth a warning without changing the verdict. */
-  | { readonly kind: 'judged'; readonly rollUp: RollUp; readonly warnings: readonly string[] }
+  /**
+   * The run judged: the roll-up, the baseline's view of it (--baseline), the exit status, and what
+   * is worth a warning without changing the verdict.
+   */
+  | {
+      readonly kind: 'judged';
+      readonly rollUp: RollUp;
+      readonly baseline?: BaselineOutcome;
+      readonly exit: number;
+      readonly warnings: readonly string[];
+    }
   /** The suite itself broke: the run cannot judge (exit 2); the lines say why. */
   | { readonly kind: 'broken'; readonly problems: readonly string[] };
 
@@ -18,6 +29,7 @@ export function judge(
   catalog: Pick<Catalog, 'requirements' | 'get'>,
   checked: Checked,
   config: Pick<Config, 'only' | 'strict'>,
+  baseline?: Baseline,
 ): Judgement {
   const { suiteRun } = checked;
   const summary = rollUp(catalog, checked.outcomes, config);
@@ -38,7 +50,14 @@ export function judge(
   if (suiteRun.deadlineHit) {
     warnings.push('the run reached its deadline and was cut short; unfinished checks count as failed');
   }
-  return { kind: 'judged', rollUp: summary, warnings };
+  if (baseline === undefined) {
+    const exit = summary.verdict === 'conformant' ? EXIT.conformant : EXIT.nonConformant;
+    return { kind: 'judged', rollUp: summary, exit, warnings };
+  }
+  // With a baseline, the verdict stays what it is; the exit status follows the new failures only.
+  const outcome = applyBaseline(baseline, summary.results, config.strict);
+  const exit = outcome.gate === 'passed' ? EXIT.conformant : EXIT.nonConformant;
+  return { kind: 'judged', rollUp: summary, baseline: outcome, exit, warnings };
 }
 
 function firstLine(text: string): string {

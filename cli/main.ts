@@ -12,6 +12,7 @@
  * bin/petstore-conformance.js calls main() and exits with what it returns.
  */
 import { packageVersion } from '../spec/paths.ts';
+import { baselineLines } from './baseline.ts';
 import { openStaging, runChecks } from './checks.ts';
 import { type Env, EXIT, type Io, NAME, type Subcommand } from './command.ts';
 import { endLines, paintFor, progressLine, startLines } from './console.ts';
@@ -134,7 +135,7 @@ async function stages(
   let plan: Plan | undefined;
   let target: OpenTarget | undefined;
   try {
-    plan = await makePlan(options);
+    plan = await makePlan(options, io.cwd);
     const deps = await dependencies;
     const { runSuites } = await suites;
     target = await openTarget(options, deps);
@@ -160,7 +161,7 @@ async function stages(
           if (line !== undefined) out(line);
         },
       });
-      const judgement = judge(plan.spec.catalog, checked, config);
+      const judgement = judge(plan.spec.catalog, checked, config, plan.baseline);
       if (judgement.kind === 'broken') {
         for (const line of judgement.problems) err(line);
         throw new CannotJudgeError(`the suite itself broke: ${oneLine(judgement.problems[0] ?? '')}`);
@@ -175,6 +176,7 @@ async function stages(
         config,
         rollUp: judgement.rollUp,
         operations: plan.spec.operations,
+        ...(judgement.baseline ? { baseline: judgement.baseline } : {}),
       };
       const written = await reports.publish(record, {
         allureResultsDir: staging.allureResultsDir,
@@ -183,7 +185,8 @@ async function stages(
         warn,
       });
       for (const line of endLines(record, reports.shown, written, p)) out(line);
-      return record.rollUp.verdict === 'conformant' ? EXIT.conformant : EXIT.nonConformant;
+      if (judgement.baseline) for (const line of baselineLines(judgement.baseline, p)) out(line);
+      return judgement.exit;
     } finally {
       staging.dispose();
     }

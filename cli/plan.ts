@@ -3,6 +3,7 @@
  * leaves out and why, read from a spec that is known to be valid. Nothing is sent to any server yet.
  */
 import type { Requirement } from '../spec/catalog.ts';
+import { type Baseline, loadBaseline } from './baseline.ts';
 import type { RunPlan } from './options.ts';
 import { checkOnly, loadSpec, type Spec } from './preflight.ts';
 import { isSelected, NOT_SELECTED } from './rollup.ts';
@@ -13,13 +14,16 @@ export interface Plan {
   readonly selected: readonly Requirement[];
   /** The requirements it leaves out, by id, with the reason every report gives. */
   readonly excluded: ReadonlyMap<string, string>;
+  /** --baseline, read and checked against this catalog and gating level. */
+  readonly baseline?: Baseline;
 }
 
 /**
- * Validates the spec and applies the selection options. Throws CannotJudgeError for an invalid spec
- * or a selection that names no requirement.
+ * Validates the spec, applies the selection options and reads the baseline. Throws
+ * CannotJudgeError for an invalid spec, a selection that names no requirement, or a baseline that
+ * cannot gate this run. `cwd` resolves the baseline's path.
  */
-export async function makePlan(options: Pick<RunPlan, 'config'>): Promise<Plan> {
+export async function makePlan(options: Pick<RunPlan, 'config' | 'baseline'>, cwd: string): Promise<Plan> {
   const spec = await loadSpec();
   const { only } = options.config;
   checkOnly(spec.catalog, only);
@@ -29,5 +33,9 @@ export async function makePlan(options: Pick<RunPlan, 'config'>): Promise<Plan> 
     if (isSelected(r.id, only)) selected.push(r);
     else excluded.set(r.id, NOT_SELECTED);
   }
-  return { spec, selected, excluded };
+  const baseline =
+    options.baseline === undefined
+      ? undefined
+      : loadBaseline(options.baseline, cwd, spec.catalog, options.config.strict);
+  return { spec, selected, excluded, ...(baseline ? { baseline } : {}) };
 }
