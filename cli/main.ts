@@ -30,7 +30,9 @@ import { type OpenTarget, openTarget, unopenedTarget } from './target.ts';
 export { EXIT, type Io } from './command.ts';
 
 /** `petstore-conformance <name> …`: each a module with run(args, env, io), loaded when named. */
-const SUBCOMMANDS: Readonly<Record<string, () => Promise<Subcommand>>> = {};
+const SUBCOMMANDS: Readonly<Record<string, () => Promise<Subcommand>>> = {
+  compare: () => import('./commands/compare.ts'),
+};
 
 /**
  * Runs the command; resolves to its exit status. Never rejects. `deps` defaults to
