@@ -131,7 +131,7 @@ export function baselineLines(outcome: BaselineOutcome, p: Paint): string[] {
     p.bold(`Baseline ${outcome.file}`) + p.dim(` (run of ${outcome.startedAt}, ${outcome.target})`),
   ];
   const list = (label: string, ids: readonly string[], paint: (s: string) => string) => {
-    if (ids.length > 0) out.push(`  ${label.padEnd(14)}${paint(ids.join(', '))}`);
+    if (ids.length > 0) out.push(`  ${label.padEnd(15)}${paint(ids.join(', '))}`);
   };
   list('new failures:', outcome.newFailures, p.red);
   list('still failing:', outcome.stillFailing, p.yellow);

@@ -6,6 +6,9 @@ export function helpText(version: string): string {
 requirement by requirement (MUST, SHOULD, MAY), and says whether it is conformant.
 
 Usage: petstore-conformance [options]
+       petstore-conformance compare <before> <after> [--markdown <file>]   what changed between two runs
+       petstore-conformance merge <summary.json…> --out <dir>             several deployments in one table
+       (each command's --help gives its options)
 
 Target (no target: the bundled reference implementation is started on a free loopback port and checked)
   --base-url <url>          the deployment, including its /v1 prefix            env ${ENV.baseUrl}

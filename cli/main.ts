@@ -32,6 +32,7 @@ export { EXIT, type Io } from './command.ts';
 /** `petstore-conformance <name> …`: each a module with run(args, env, io), loaded when named. */
 const SUBCOMMANDS: Readonly<Record<string, () => Promise<Subcommand>>> = {
   compare: () => import('./commands/compare.ts'),
+  merge: () => import('./commands/merge.ts'),
 };
 
 /**
@@ -54,6 +55,12 @@ export async function main(
       io.stderr.write(`${NAME} ${first}: internal error: ${errorText(error)}\n`);
       return EXIT.cannotJudge;
     }
+  }
+  if (first !== undefined && /^[a-z]/i.test(first)) {
+    io.stderr.write(
+      `${NAME}: unknown command "${first}" (commands: ${Object.keys(SUBCOMMANDS).join(', ')}; every setting of a run is an --option)\nRun ${NAME} --help for every option.\n`,
+    );
+    return EXIT.cannotJudge;
   }
   return runCommand(argv, env, io, deps);
 }
