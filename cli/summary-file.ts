@@ -21,10 +21,12 @@ export interface CatalogIdentity {
  * The identity of a catalog. Ids and levels only: a reworded title or quote does not change what a
  * result means, a new, retired or re-levelled requirement does. Order does not matter.
  */
-export function catalogIdentity(requirements: readonly { readonly id: string; readonly level: Level }[]) {
+export function catalogIdentity(
+  requirements: readonly { readonly id: string; readonly level: Level }[],
+): CatalogIdentity {
   const lines = requirements.map((r) => `${r.id} ${r.level}\n`).sort();
   const digest = createHash('sha256').update(lines.join('')).digest('hex');
-  return { hash: `sha256:${digest.slice(0, 16)}`, requirements: requirements.length } as CatalogIdentity;
+  return { hash: `sha256:${digest.slice(0, 16)}`, requirements: requirements.length };
 }
 
 /** One entry of summary.json's results, as read. */
