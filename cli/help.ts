@@ -6,6 +6,9 @@ export function helpText(version: string): string {
 requirement by requirement (MUST, SHOULD, MAY), and says whether it is conformant.
 
 Usage: petstore-conformance [options]
+       petstore-conformance compare <before> <after> [--markdown <file>]   what changed between two runs
+       petstore-conformance merge <summary.json…> --out <dir>             several deployments in one table
+       (each command's --help gives its options)
 
 Target (no target: the bundled reference implementation is started on a free loopback port and checked)
   --base-url <url>          the deployment, including its /v1 prefix            env ${ENV.baseUrl}
@@ -23,6 +26,8 @@ What to check
   --only <prefixes>         only requirements whose id starts with one of these comma-separated prefixes
                             (e.g. LIST or LIST,SHOW-OK); the others are reported skipped
   --strict                  SHOULD-level failures fail the run too (default: only MUST-level failures do)
+  --baseline <summary.json> fail only on gating requirements that fail now and did not in that run
+                            (a summary.json or report folder of the same catalog and gating level)
   --seed <n>                seed of every generated input (0 to ${2 ** 31 - 1}; default: random, printed)
   --timeout-ms <n>          limit for one request, response body included (default ${DEFAULTS.timeoutMs})
 

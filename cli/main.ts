@@ -1,41 +1,39 @@
 /**
- * petstore-conformance: options → preflight → (reference server) → suites → roll-up → reports →
- * exit status. bin/petstore-conformance.js calls main() and exits with what it returns.
+ * petstore-conformance. A run goes through six stages, one module each:
+ *
+ *   options (options.ts)  argv and environment → what to run, or a usage error
+ *   plan    (plan.ts)     the spec, validated; which requirements run, which are left out and why
+ *   target  (target.ts)   the bundled reference, started; or the deployment, reachable
+ *   checks  (checks.ts)   the suites under vitest (run.ts) → one outcome per test
+ *   judge   (judge.ts)    the roll-up (rollup.ts, pure) → the verdict, or "the suite itself broke"
+ *   publish (publish.ts)  the one writer of every report, for a run that judged and one that could not
+ *
+ * A first argument naming a subcommand (SUBCOMMANDS) runs that module instead.
+ * bin/petstore-conformance.js calls main() and exits with what it returns.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { loadCatalog, type Requirement } from '../spec/catalog.ts';
 import { packageVersion } from '../spec/paths.ts';
-import type { Config } from '../suites/harness/config.ts';
+import { baselineLines } from './baseline.ts';
+import { openStaging, runChecks } from './checks.ts';
+import { type Env, EXIT, type Io, NAME, type Subcommand } from './command.ts';
 import { endLines, Progress, paintFor, startLines } from './console.ts';
 import type { Dependencies } from './dependencies.ts';
 import { helpText } from './help.ts';
-import { renderHtml } from './html.ts';
+import { judge } from './judge.ts';
 import { parseInvocation, type RunPlan, UsageError, withBaseUrl } from './options.ts';
-import {
-  CannotJudgeError,
-  checkOnly,
-  checkReachable,
-  checkReportDirs,
-  loadSpec,
-  oneLine,
-} from './preflight.ts';
+import { makePlan, type Plan } from './plan.ts';
+import { CannotJudgeError, checkReportDirs, oneLine } from './preflight.ts';
+import { cannotJudgeRecord, ReportFolder } from './publish.ts';
 import { createRedactor, type Redactor, redactStream } from './redact.ts';
-import { junitXml, type RunRecord, summaryJson, summaryMarkdown } from './reports.ts';
-import { cannotJudgeRollUp, isSelected, rollUp, type TestOutcome } from './rollup.ts';
-import type { runSuites } from './run.ts';
-import { redactTree, rotateReportDir, writeReports } from './write.ts';
+import type { RunRecord } from './reports.ts';
+import { type OpenTarget, openTarget, unopenedTarget } from './target.ts';
 
-export const EXIT = { conformant: 0, nonConformant: 1, cannotJudge: 2 } as const;
+export { EXIT, type Io } from './command.ts';
 
-export interface Io {
-  readonly stdout: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
-  readonly stderr: NodeJS.WritableStream & { isTTY?: boolean };
-  readonly cwd: string;
-}
-
-const NAME = 'petstore-conformance';
+/** `petstore-conformance <name> …`: each a module with run(args, env, io), loaded when named. */
+const SUBCOMMANDS: Readonly<Record<string, () => Promise<Subcommand>>> = {
+  compare: () => import('./commands/compare.ts'),
+  merge: () => import('./commands/merge.ts'),
+};
 
 /**
  * Runs the command; resolves to its exit status. Never rejects. `deps` defaults to
@@ -43,9 +41,36 @@ const NAME = 'petstore-conformance';
  */
 export async function main(
   argv: readonly string[],
-  env: Readonly<Record<string, string | undefined>>,
+  env: Env,
   io: Io = { stdout: process.stdout, stderr: process.stderr, cwd: process.cwd() },
   deps?: Dependencies,
+): Promise<number> {
+  const [first, ...rest] = argv;
+  const subcommand =
+    first !== undefined && Object.hasOwn(SUBCOMMANDS, first) ? SUBCOMMANDS[first] : undefined;
+  if (subcommand) {
+    try {
+      return await (await subcommand()).run(rest, env, io);
+    } catch (error) {
+      io.stderr.write(`${NAME} ${first}: internal error: ${errorText(error)}\n`);
+      return EXIT.cannotJudge;
+    }
+  }
+  if (first !== undefined && /^[a-z]/i.test(first)) {
+    io.stderr.write(
+      `${NAME}: unknown command "${first}" (commands: ${Object.keys(SUBCOMMANDS).join(', ')}; every setting of a run is an --option)\nRun ${NAME} --help for every option.\n`,
+    );
+    return EXIT.cannotJudge;
+  }
+  return runCommand(argv, env, io, deps);
+}
+
+/** The command itself: options, then the stages. */
+async function runCommand(
+  argv: readonly string[],
+  env: Env,
+  io: Io,
+  deps: Dependencies | undefined,
 ): Promise<number> {
   const startedAt = new Date();
   let redactor: Redactor = createRedactor([]);
@@ -64,7 +89,7 @@ export async function main(
     // Whatever reaches the process's own streams (vitest's messages too) is redacted as well.
     const restore = [process.stdout, process.stderr].map((s) => redactStream(s, redactor));
     try {
-      return await run(invocation, env, io, deps, redactor, startedAt);
+      return await stages(invocation, env, io, deps, redactor, startedAt);
     } finally {
       for (const undo of restore) undo();
     }
@@ -78,259 +103,134 @@ export async function main(
       err(`${NAME}: could not judge: ${error.message}`);
       return EXIT.cannotJudge;
     }
-    err(
-      `${NAME}: could not judge: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
-    );
+    err(`${NAME}: could not judge: internal error: ${errorText(error)}`);
     return EXIT.cannotJudge;
   }
 }
 
-async function run(
-  plan: RunPlan,
-  env: Readonly<Record<string, string | undefined>>,
+/** The console of a run: every line through the redactor, colours only on a terminal. */
+function consoleOf(io: Io, env: Env, redactor: Redactor) {
+  return {
+    p: paintFor(io.stdout, env),
+    out: (line = '') => io.stdout.write(`${redactor.text(line)}\n`),
+    err: (line: string) => io.stderr.write(`${redactor.text(line)}\n`),
+    warn: (line: string) =>
+      io.stderr.write(`${redactor.text(paintFor(io.stderr, env).yellow(`warning: ${line}`))}\n`),
+  };
+}
+
+/**
+ * plan → target → checks → judge → publish. Any stage may throw CannotJudgeError (or fail
+ * unexpectedly): the reports then say the run could not judge, written by the same writer.
+ */
+async function stages(
+  options: RunPlan,
+  env: Env,
   io: Io,
   givenDeps: Dependencies | undefined,
   redactor: Redactor,
   startedAt: Date,
 ): Promise<number> {
-  const warn = (line: string) =>
-    io.stderr.write(`${redactor.text(paintFor(io.stderr, env).yellow(`warning: ${line}`))}\n`);
-
+  const { p, out, err, warn } = consoleOf(io, env, redactor);
   // vitest, allure-vitest and the reference implementation (about 0.4 s to load) load while the
-  // preflight validates the spec on a thread of its own; awaited only once the spec is known good.
+  // plan validates the spec on a thread of its own; awaited only once the spec is known good.
   const suites = quietly(import('./run.ts'));
   const dependencies = quietly(
     givenDeps ? Promise.resolve(givenDeps) : import('./dependencies.ts').then((m) => m.defaultDependencies),
   );
   // The report folder first: a folder a run may not write into gets no report, not even a could-not-judge one.
-  checkReportDirs(plan.reportDir, plan.previousReportDir);
-  const state: JudgeState = { rotated: false };
+  checkReportDirs(options.reportDir, options.previousReportDir);
+  const reports = new ReportFolder(options.reportDir, options.previousReportDir, redactor, io.cwd);
+  let plan: Plan | undefined;
+  let target: OpenTarget | undefined;
   try {
-    return await judge(plan, env, io, dependencies, suites, redactor, startedAt, state);
+    plan = await makePlan(options, io.cwd);
+    const deps = await dependencies;
+    const { runSuites } = await suites;
+    target = await openTarget(options, deps);
+    const config = withBaseUrl(options.config, target.baseUrl);
+    const total = plan.spec.catalog.requirements.length;
+    for (const line of startLines(deps.version(), config, target.from, plan.selected.length, total, p)) {
+      out(line);
+    }
+    for (const warning of options.warnings) warn(warning);
+
+    // The checks start: the previous run's reports move aside, so the folder never shows stale results.
+    reports.clear();
+    const staging = openStaging();
+    const width = Math.min(120, Math.max(60, io.stdout.columns ?? 100));
+    const progress = new Progress(plan.selected, p, width);
+    try {
+      const checked = await runChecks({
+        plan,
+        config,
+        deps,
+        runSuites,
+        staging,
+        events: {
+          onCollected: (tests) =>
+            progress.collected(tests.map((t) => (t.meta() as { requirementId?: string }).requirementId)),
+          onOutcome: (o) => {
+            const line = progress.outcome(o);
+            if (line !== undefined) out(line);
+          },
+        },
+      });
+      const judgement = judge(plan.spec.catalog, checked, config, plan.baseline);
+      if (judgement.kind === 'broken') {
+        for (const line of judgement.problems) err(line);
+        throw new CannotJudgeError(oneLine(judgement.reason));
+      }
+      for (const warning of judgement.warnings) warn(warning);
+      const record: RunRecord = {
+        version: deps.version(),
+        target: config.baseUrl,
+        targetFrom: target.from,
+        startedAt,
+        durationMs: Date.now() - startedAt.getTime(),
+        config,
+        rollUp: judgement.rollUp,
+        operations: plan.spec.operations,
+        ...(judgement.baseline ? { baseline: judgement.baseline } : {}),
+      };
+      const written = await reports.publish(record, {
+        allureResultsDir: staging.allureResultsDir,
+        html: options.html,
+        say: (line) => out(p.dim(line)),
+        warn,
+      });
+      for (const line of endLines(record, reports.shown, written, p, width)) out(line);
+      if (judgement.baseline) for (const line of baselineLines(judgement.baseline, p)) out(line);
+      return judgement.exit;
+    } finally {
+      staging.dispose();
+    }
   } catch (error) {
     // Every run writes summary.json: a run that cannot judge says so, so that no stale verdict is published.
     const reason =
       error instanceof CannotJudgeError
         ? error.message
         : `internal error: ${oneLine(error instanceof Error ? error.message : String(error))}`;
+    const where = target
+      ? { name: target.baseUrl, from: target.from, baseUrl: target.baseUrl }
+      : unopenedTarget(options.target);
+    const record = cannotJudgeRecord({
+      version: packageVersion(),
+      target: where.name,
+      targetFrom: where.from,
+      startedAt,
+      config: withBaseUrl(options.config, where.baseUrl),
+      reason,
+      ...(plan ? { requirements: plan.spec.catalog.requirements } : {}),
+    });
     try {
-      writeCannotJudge(plan, reason, startedAt, redactor, io.cwd, state.rotated);
+      await reports.publish(record);
     } catch (writeError) {
       warn(`could not write the could-not-judge report: ${oneLine(String(writeError))}`);
     }
     throw error;
-  }
-}
-
-/** Whether the run already moved the previous run's reports aside. */
-interface JudgeState {
-  rotated: boolean;
-}
-
-/**
- * The reports of a run that could not judge (exit 2 after the options parsed): the previous run's
- * reports move aside as for any run, summary.json says "non-conformant" with the reason in `error`
- * and every requirement skipped "could not judge: …", and summary.md says why.
- */
-function writeCannotJudge(
-  plan: RunPlan,
-  reason: string,
-  startedAt: Date,
-  redactor: Redactor,
-  cwd: string,
-  rotated: boolean,
-): void {
-  if (!rotated) rotateReportDir(plan.reportDir, plan.previousReportDir);
-  let requirements: readonly Requirement[] = [];
-  try {
-    requirements = loadCatalog().requirements;
-  } catch {
-    // An invalid catalog: no requirement to list.
-  }
-  const record: RunRecord = {
-    version: packageVersion(),
-    target: plan.target.kind === 'reference' ? '(bundled reference implementation)' : plan.target.baseUrl,
-    targetFrom: plan.target.kind === 'reference' ? 'bundled reference implementation' : plan.target.from,
-    startedAt,
-    durationMs: Date.now() - startedAt.getTime(),
-    config: withBaseUrl(plan.config, plan.target.kind === 'reference' ? '' : plan.target.baseUrl),
-    rollUp: cannotJudgeRollUp(requirements, reason),
-    operations: new Map(),
-    error: reason,
-  };
-  writeReports(
-    plan.reportDir,
-    [
-      { name: 'summary.json', content: summaryJson(record) },
-      { name: 'summary.md', content: summaryMarkdown(record, displayPath(plan.reportDir, cwd)) },
-    ],
-    undefined,
-    redactor,
-  );
-}
-
-async function judge(
-  plan: RunPlan,
-  env: Readonly<Record<string, string | undefined>>,
-  io: Io,
-  dependencies: Promise<Dependencies>,
-  suites: Promise<typeof import('./run.ts')>,
-  redactor: Redactor,
-  startedAt: Date,
-  state: JudgeState,
-): Promise<number> {
-  const p = paintFor(io.stdout, env);
-  const out = (line = '') => io.stdout.write(`${redactor.text(line)}\n`);
-  const warn = (line: string) =>
-    io.stderr.write(`${redactor.text(paintFor(io.stderr, env).yellow(`warning: ${line}`))}\n`);
-  const spec = await loadSpec();
-  checkOnly(spec.catalog, plan.config.only);
-
-  const deps = await dependencies;
-  const { runSuites } = await suites;
-  let reference: { url: string; close(): Promise<void> } | undefined;
-  let staging: string | undefined;
-  let stopOnSignal: ((signal: NodeJS.Signals) => void) | undefined;
-  try {
-    let baseUrl: string;
-    let targetFrom: string;
-    if (plan.target.kind === 'reference') {
-      reference = await deps.startReference({
-        port: 0,
-        host: '127.0.0.1',
-        ...(plan.config.apiKey === undefined ? {} : { apiKey: plan.config.apiKey }),
-        apiKeyHeader: plan.config.apiKeyHeader,
-        ...(plan.config.apiKeyQuery === undefined ? {} : { apiKeyQuery: plan.config.apiKeyQuery }),
-      });
-      baseUrl = reference.url.replace(/\/+$/, '');
-      targetFrom = 'bundled reference implementation, started for this run';
-    } else {
-      baseUrl = plan.target.baseUrl;
-      targetFrom = plan.target.from;
-      await checkReachable(baseUrl, Math.min(plan.config.timeoutMs, 10_000));
-    }
-    const config = withBaseUrl(plan.config, baseUrl);
-
-    const selected = spec.catalog.requirements.filter((r) => isSelected(r.id, config.only)).length;
-    for (const line of startLines(
-      deps.version(),
-      config,
-      targetFrom,
-      selected,
-      spec.catalog.requirements.length,
-      p,
-    )) {
-      out(line);
-    }
-    for (const warning of plan.warnings) warn(warning);
-
-    // The run starts: the previous run's reports move aside, so the folder never shows stale results.
-    rotateReportDir(plan.reportDir, plan.previousReportDir);
-    state.rotated = true;
-    staging = mkdtempSync(path.join(tmpdir(), 'petstore-conformance-'));
-    const allureStaging = path.join(staging, 'allure-results');
-    // Interrupted (Ctrl-C, a cancelled CI job): leave no staging folder behind, exit as signals do.
-    const folder = staging;
-    stopOnSignal = (signal: NodeJS.Signals) => {
-      rmSync(folder, { recursive: true, force: true });
-      process.exit(signal === 'SIGINT' ? 130 : 143);
-    };
-    process.once('SIGINT', stopOnSignal);
-    process.once('SIGTERM', stopOnSignal);
-
-    const width = Math.min(120, Math.max(60, io.stdout.columns ?? 100));
-    const progress = new Progress(
-      spec.catalog.requirements.filter((r) => isSelected(r.id, config.only)),
-      p,
-      width,
-    );
-    const suiteRun = await runSuites(deps.suiteVitestOptions(config, spec.openapi), {
-      root: deps.root(),
-      allureResultsDir: allureStaging,
-      environmentInfo: environmentInfo(config, deps.version()),
-      ...(deps.startupMs === undefined ? {} : { startupMs: deps.startupMs }),
-      events: {
-        onCollected: (tests) =>
-          progress.collected(tests.map((t) => (t.meta() as { requirementId?: string }).requirementId)),
-        onOutcome: (o) => {
-          const line = progress.outcome(o);
-          if (line !== undefined) out(line);
-        },
-      },
-    });
-
-    const outcomes: TestOutcome[] = [...suiteRun.outcomes];
-    if (suiteRun.deadlineHit) {
-      const reported = new Set(outcomes.map((o) => o.requirementId));
-      for (const r of spec.catalog.requirements) {
-        if (isSelected(r.id, config.only) && !reported.has(r.id)) {
-          outcomes.push({
-            requirementId: r.id,
-            name: `${r.id} ${r.title}`,
-            file: '(not started)',
-            state: 'failed',
-            failures: [
-              { message: 'not checked: the run reached its deadline first (the server kept it waiting)' },
-            ],
-            durationMs: 0,
-          });
-        }
-      }
-    }
-    const summary = rollUp(spec.catalog, outcomes, config);
-
-    // An exception of a check itself is a bug of the suite, not the server's fault: exit 2.
-    const suiteBug = outcomes.find((o) => o.suiteError !== undefined);
-    if (suiteBug) throw new CannotJudgeError(`the suite failed in ${suiteBug.name}: ${suiteBug.suiteError}`);
-    const broken = suiteProblems(suiteRun, summary.unjudged);
-    if (broken.length > 0 && !suiteRun.deadlineHit) {
-      for (const line of broken) io.stderr.write(`${redactor.text(line)}\n`);
-      throw new CannotJudgeError(`the suite itself broke: ${oneLine(broken[0] ?? '')}`);
-    }
-    for (const e of suiteRun.unhandledErrors) warn(`an error escaped the suite's tests: ${oneLine(e)}`);
-    if (suiteRun.deadlineHit)
-      warn('the run reached its deadline and was cut short; unfinished checks count as failed');
-
-    const shownDir = displayPath(plan.reportDir, io.cwd);
-    const record: RunRecord = {
-      version: deps.version(),
-      target: config.baseUrl,
-      targetFrom,
-      startedAt,
-      durationMs: Date.now() - startedAt.getTime(),
-      config,
-      rollUp: summary,
-      operations: spec.operations,
-    };
-    const written = writeReports(
-      plan.reportDir,
-      [
-        { name: 'summary.json', content: summaryJson(record) },
-        { name: 'junit.xml', content: junitXml(record) },
-        { name: 'summary.md', content: summaryMarkdown(record, shownDir) },
-      ],
-      allureStaging,
-      redactor,
-    );
-    if (plan.html) {
-      out(p.dim('rendering the Allure HTML report…'));
-      const problem = await renderHtml(plan.reportDir);
-      if (problem === undefined) {
-        redactTree(path.join(plan.reportDir, 'allure-report'), redactor);
-        written.push('allure-report/index.html');
-      } else {
-        warn(`--html: no HTML report: ${problem}`);
-      }
-    }
-    for (const line of endLines(record, shownDir, written, p, width)) out(line);
-    return summary.verdict === 'conformant' ? EXIT.conformant : EXIT.nonConformant;
   } finally {
-    if (stopOnSignal) {
-      process.off('SIGINT', stopOnSignal);
-      process.off('SIGTERM', stopOnSignal);
-    }
-    if (staging) rmSync(staging, { recursive: true, force: true });
-    if (reference) await withinMs(5_000, reference.close());
+    await target?.close();
   }
 }
 
@@ -340,41 +240,6 @@ function quietly<T>(promise: Promise<T>): Promise<T> {
   return promise;
 }
 
-/** Why the run cannot judge after the suites ran: they did not start, a file did not load, ids unreported. */
-function suiteProblems(
-  suiteRun: Awaited<ReturnType<typeof runSuites>>,
-  unjudged: readonly string[],
-): string[] {
-  const lines: string[] = [];
-  if (suiteRun.startError) lines.push(`the suites did not run: ${suiteRun.startError}`);
-  for (const m of suiteRun.brokenModules) lines.push(`suite file ${m.file} failed to load: ${m.message}`);
-  if (unjudged.length > 0) {
-    const shown = unjudged.length > 8 ? `${unjudged.slice(0, 8).join(', ')}, …` : unjudged.join(', ');
-    lines.push(`no test reported on ${unjudged.length} requirement(s): ${shown}`);
-  }
-  return lines;
-}
-
-/** A path as the user would type it: relative to the working folder when inside it. */
-function displayPath(file: string, cwd: string): string {
-  const relative = path.relative(cwd, file);
-  return relative && !relative.startsWith('..') && !path.isAbsolute(relative) ? relative : file;
-}
-
-function environmentInfo(config: Config, version: string): Record<string, string> {
-  return {
-    target: config.baseUrl,
-    seed: String(config.seed),
-    'petstore-conformance': version,
-    readOnly: String(config.readOnly),
-    strict: String(config.strict),
-    authRequired: String(config.authRequired),
-    only: config.only.join(',') || '(all)',
-    apiKey: config.apiKey ? 'set' : 'none',
-    node: process.version,
-  };
-}
-
-async function withinMs(ms: number, promise: Promise<unknown>): Promise<void> {
-  await Promise.race([promise.catch(() => undefined), new Promise((r) => setTimeout(r, ms).unref())]);
+function errorText(error: unknown): string {
+  return error instanceof Error ? (error.stack ?? error.message) : String(error);
 }

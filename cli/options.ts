@@ -43,6 +43,7 @@ const OPTION_SPEC = {
   'timeout-ms': { type: 'string' },
   'report-dir': { type: 'string' },
   html: { type: 'boolean' },
+  baseline: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'v' },
 } as const;
@@ -62,6 +63,8 @@ export interface RunPlan {
   /** Absolute: where the previous run's reports are moved (beside reportDir). */
   readonly previousReportDir: string;
   readonly html: boolean;
+  /** --baseline: the summary.json (or report folder) whose failures do not fail this run; as given. */
+  readonly baseline?: string;
   /** Things worth saying before the run that do not stop it. */
   readonly warnings: readonly string[];
 }
@@ -157,6 +160,7 @@ export function parseInvocation(
     reportDir,
     previousReportDir: previousDirOf(reportDir),
     html: values.html ?? false,
+    ...(values.baseline === undefined ? {} : { baseline: nonEmpty(values.baseline, '--baseline')! }),
     warnings,
   };
 }

@@ -3,7 +3,9 @@
  * summary. Built as text here; written (and redacted) in one place, write.ts.
  */
 import type { Config } from '../suites/harness/config.ts';
+import { type BaselineOutcome, baselineJson, baselineMarkdown } from './baseline.ts';
 import { isBlockedResult, type RequirementResult, type RollUp } from './rollup.ts';
+import { catalogIdentity } from './summary-file.ts';
 
 export interface RunRecord {
   readonly version: string;
@@ -19,6 +21,8 @@ export interface RunRecord {
   readonly operations: ReadonlyMap<string, string>;
   /** The run could not judge (exit 2): why, in one line. */
   readonly error?: string;
+  /** --baseline: which gating failures are new, still there, fixed. */
+  readonly baseline?: BaselineOutcome;
 }
 
 /** summary.json, exactly as CONTRACT.md gives it (plus expected/received on failures, options.only). */
@@ -26,6 +30,8 @@ export function summaryJson(run: RunRecord): string {
   const { config, rollUp } = run;
   const summary = {
     tool: { name: 'petstore-conformance', version: run.version },
+    // Which catalog the results answer to (compare and --baseline refuse to mix two); none when it was unreadable.
+    ...(rollUp.results.length === 0 ? {} : { catalog: catalogIdentity(rollUp.results) }),
     target: run.target,
     startedAt: run.startedAt.toISOString(),
     durationMs: run.durationMs,
@@ -39,6 +45,7 @@ export function summaryJson(run: RunRecord): string {
     verdict: rollUp.verdict,
     ...(run.error === undefined ? {} : { error: run.error }),
     totals: { ...rollUp.totals },
+    ...(run.baseline === undefined ? {} : { baseline: baselineJson(run.baseline) }),
     results: rollUp.results.map((r) => ({
       id: r.id,
       level: r.level,
@@ -177,6 +184,7 @@ export function summaryMarkdown(run: RunRecord, reportDir: string): string {
     '|---:|---:|---:|---:|',
     `| ${rollUp.totals.passed} | ${rollUp.totals.failed} | ${rollUp.totals.blocked} | ${rollUp.totals.skipped - rollUp.totals.blocked} |`,
     '',
+    ...(run.baseline === undefined ? [] : baselineMarkdown(run.baseline)),
   ];
   const causes = byCause(rollUp.results);
   if (failed.length > 0) {

@@ -357,6 +357,7 @@ describe('reports', () => {
     const summary = JSON.parse(summaryJson(record()));
     expect(Object.keys(summary)).toEqual([
       'tool',
+      'catalog',
       'target',
       'startedAt',
       'durationMs',

@@ -1,0 +1,149 @@
+/**
+ * --baseline <summary.json>: a gate adopted on a deployment that already fails some requirements.
+ * The run judges everything as usual; its exit status fails only on gating requirements that are
+ * failed (or blocked) now and were not in the baseline run (see cli/diff.ts for the exact rule).
+ * A baseline judged against another catalog, or at another gating level, is refused: its results
+ * would not mean the same.
+ */
+import type { Requirement } from '../spec/catalog.ts';
+import type { Paint } from './console.ts';
+import { againstBaseline, type BaselineDiff, type Comparable } from './diff.ts';
+import { CannotJudgeError } from './preflight.ts';
+import {
+  catalogDifference,
+  catalogIdentity,
+  readSummary,
+  type Summary,
+  SummaryFileError,
+} from './summary-file.ts';
+
+export interface Baseline {
+  /** The path as given on the command line. */
+  readonly given: string;
+  readonly summary: Summary;
+}
+
+/** The baseline block of a run: summary.json's `baseline`, summary.md's and the console's lines. */
+export interface BaselineOutcome extends BaselineDiff {
+  /** The baseline's path as given. */
+  readonly file: string;
+  /** When the baseline run started, and what it checked. */
+  readonly startedAt: string;
+  readonly target: string;
+  /** passed: no new gating failure, the run exits 0 whatever its verdict; failed: exit 1. */
+  readonly gate: 'passed' | 'failed';
+}
+
+/**
+ * Reads the baseline and checks that it can gate this run: a summary of a run that judged, against
+ * this catalog, at this gating level. Throws CannotJudgeError saying what to do instead.
+ */
+export function loadBaseline(
+  given: string,
+  cwd: string,
+  catalog: { readonly requirements: readonly Pick<Requirement, 'id' | 'level'>[] },
+  strict: boolean,
+): Baseline {
+  const refuse = (why: string) => new CannotJudgeError(`--baseline ${given}: ${why}`);
+  let summary: Summary;
+  try {
+    ({ summary } = readSummary(given, cwd));
+  } catch (error) {
+    if (error instanceof SummaryFileError) throw new CannotJudgeError(`--baseline ${error.message}`);
+    throw error;
+  }
+  if (summary.error !== undefined) {
+    throw refuse(
+      `that run could not judge (${summary.error}); take the baseline from a run that judged (exit 0 or 1)`,
+    );
+  }
+  const ours = catalogIdentity(catalog.requirements);
+  if (summary.catalog === undefined) {
+    throw refuse(
+      `it does not say which catalog it was judged against (written by petstore-conformance ${summary.tool.version}, before summaries named their catalog); take a new baseline with this version`,
+    );
+  }
+  if (summary.catalog.hash !== ours.hash) {
+    throw refuse(
+      `judged against another catalog (${summary.catalog.hash}, ${summary.catalog.requirements} requirements) than this run (${ours.hash}, ${ours.requirements} requirements): ${catalogDifference(summary.results, catalog.requirements)}; take a new baseline with this version`,
+    );
+  }
+  if (summary.options.strict !== strict) {
+    const level = (s: boolean) =>
+      s ? 'with --strict (MUST and SHOULD gate)' : 'without --strict (MUST gates)';
+    throw refuse(
+      `judged ${level(summary.options.strict)}, this run ${level(strict)}: take the baseline at the same gating level`,
+    );
+  }
+  return { given, summary };
+}
+
+/** The run's results against the baseline. */
+export function applyBaseline(
+  baseline: Baseline,
+  results: readonly Comparable[],
+  strict: boolean,
+): BaselineOutcome {
+  const diff = againstBaseline(baseline.summary.results, results, strict);
+  return {
+    file: baseline.given,
+    startedAt: baseline.summary.startedAt,
+    target: baseline.summary.target,
+    gate: diff.newFailures.length > 0 ? 'failed' : 'passed',
+    ...diff,
+  };
+}
+
+/** summary.json's `baseline` block. */
+export function baselineJson(outcome: BaselineOutcome): Record<string, unknown> {
+  return {
+    file: outcome.file,
+    startedAt: outcome.startedAt,
+    target: outcome.target,
+    gate: outcome.gate,
+    newFailures: [...outcome.newFailures],
+    stillFailing: [...outcome.stillFailing],
+    fixed: [...outcome.fixed],
+  };
+}
+
+/** summary.md's baseline section. */
+export function baselineMarkdown(outcome: BaselineOutcome): string[] {
+  const ids = (list: readonly string[]) => (list.length ? list.map((id) => `\`${id}\``).join(', ') : 'none');
+  return [
+    `### Baseline: ${outcome.gate === 'passed' ? '✅ no new failure' : `❌ ${count(outcome.newFailures.length, 'new failure')}`}`,
+    '',
+    `Against \`${outcome.file}\` (the run of ${outcome.startedAt} on \`${outcome.target}\`); the exit status fails only on new failures.`,
+    '',
+    '| | requirements |',
+    '|---|---|',
+    `| new failures | ${ids(outcome.newFailures)} |`,
+    `| still failing | ${ids(outcome.stillFailing)} |`,
+    `| fixed | ${ids(outcome.fixed)} |`,
+    '',
+  ];
+}
+
+/** The console's baseline lines, after the verdict. */
+export function baselineLines(outcome: BaselineOutcome, p: Paint): string[] {
+  const out = [
+    '',
+    p.bold(`Baseline ${outcome.file}`) + p.dim(` (run of ${outcome.startedAt}, ${outcome.target})`),
+  ];
+  const list = (label: string, ids: readonly string[], paint: (s: string) => string) => {
+    if (ids.length > 0) out.push(`  ${label.padEnd(15)}${paint(ids.join(', '))}`);
+  };
+  list('new failures:', outcome.newFailures, p.red);
+  list('still failing:', outcome.stillFailing, p.yellow);
+  list('fixed:', outcome.fixed, p.green);
+  out.push(
+    outcome.gate === 'passed'
+      ? `${p.green(p.bold('GATE PASSED'))}: no gating requirement fails that the baseline did not (${count(outcome.stillFailing.length, 'known failure')})`
+      : `${p.red(p.bold('GATE FAILED'))}: ${count(outcome.newFailures.length, 'gating requirement')} failing that the baseline did not: ${outcome.newFailures.join(', ')}`,
+  );
+  return out;
+}
+
+function count(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
+}

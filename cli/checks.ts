@@ -1,0 +1,102 @@
+/**
+ * Stage 4 of a run: the checks. The suites run under vitest (run.ts) against the open target; the
+ * Allure reporter writes into a private staging folder that publish copies through the redactor.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { Config } from '../suites/harness/config.ts';
+import type { CollectorEvents } from './collector.ts';
+import type { Dependencies } from './dependencies.ts';
+import type { Plan } from './plan.ts';
+import type { TestOutcome } from './rollup.ts';
+import type { runSuites, SuiteRun } from './run.ts';
+
+export interface Checked {
+  /** Every test's outcome; when the deadline cut the run, selected requirements no test reported on fail. */
+  readonly outcomes: readonly TestOutcome[];
+  readonly suiteRun: SuiteRun;
+}
+
+/** The private folder the Allure reporter writes into; gone after dispose(), or when the run is interrupted. */
+export interface Staging {
+  readonly allureResultsDir: string;
+  dispose(): void;
+}
+
+/**
+ * A staging folder in the system's temporary folder. Interrupted (Ctrl-C, a cancelled CI job), the
+ * process leaves no staging folder behind and exits as signals do.
+ */
+export function openStaging(): Staging {
+  const dir = mkdtempSync(path.join(tmpdir(), 'petstore-conformance-'));
+  const stopOnSignal = (signal: NodeJS.Signals) => {
+    rmSync(dir, { recursive: true, force: true });
+    process.exit(signal === 'SIGINT' ? 130 : 143);
+  };
+  process.once('SIGINT', stopOnSignal);
+  process.once('SIGTERM', stopOnSignal);
+  return {
+    allureResultsDir: path.join(dir, 'allure-results'),
+    dispose() {
+      process.off('SIGINT', stopOnSignal);
+      process.off('SIGTERM', stopOnSignal);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface RunChecksInput {
+  readonly plan: Plan;
+  readonly config: Config;
+  readonly deps: Dependencies;
+  readonly runSuites: typeof runSuites;
+  readonly staging: Staging;
+  /** Progress: a suite file's tests were collected, a test finished. */
+  readonly events?: CollectorEvents;
+}
+
+/** Runs the suites once; never rejects for what the server does. */
+export async function runChecks(input: RunChecksInput): Promise<Checked> {
+  const { plan, config, deps } = input;
+  const suiteRun = await input.runSuites(deps.suiteVitestOptions(config, plan.spec.openapi), {
+    root: deps.root(),
+    allureResultsDir: input.staging.allureResultsDir,
+    environmentInfo: environmentInfo(config, deps.version()),
+    ...(deps.startupMs === undefined ? {} : { startupMs: deps.startupMs }),
+    ...(input.events ? { events: input.events } : {}),
+  });
+  const outcomes: TestOutcome[] = [...suiteRun.outcomes];
+  if (suiteRun.deadlineHit) {
+    const reported = new Set(outcomes.map((o) => o.requirementId));
+    for (const r of plan.selected) {
+      if (reported.has(r.id)) continue;
+      outcomes.push({
+        requirementId: r.id,
+        name: `${r.id} ${r.title}`,
+        file: '(not started)',
+        state: 'failed',
+        failures: [
+          { message: 'not checked: the run reached its deadline first (the server kept it waiting)' },
+        ],
+        durationMs: 0,
+      });
+    }
+  }
+  return { outcomes, suiteRun };
+}
+
+/** Shown on the Allure report's environment panel: the configuration, secrets reduced to set/none. */
+function environmentInfo(config: Config, version: string): Record<string, string> {
+  return {
+    target: config.baseUrl,
+    seed: String(config.seed),
+    'petstore-conformance': version,
+    readOnly: String(config.readOnly),
+    strict: String(config.strict),
+    authRequired: String(config.authRequired),
+    only: config.only.join(',') || '(all)',
+    apiKey: config.apiKey ? 'set' : 'none',
+    node: process.version,
+  };
+}

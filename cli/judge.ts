@@ -1,0 +1,72 @@
+/**
+ * Stage 5 of a run: the judgement. The roll-up itself (rollup.ts) is pure; this stage adds what tells
+ * "the server failed" from "the suite broke": suite files that did not load, requirements no test
+ * reported on, errors that escaped the tests.
+ */
+import type { Catalog } from '../spec/catalog.ts';
+import type { Config } from '../suites/harness/config.ts';
+import { applyBaseline, type Baseline, type BaselineOutcome } from './baseline.ts';
+import type { Checked } from './checks.ts';
+import { EXIT } from './command.ts';
+import { type RollUp, rollUp } from './rollup.ts';
+
+export type Judgement =
+  /**
+   * The run judged: the roll-up, the baseline's view of it (--baseline), the exit status, and what
+   * is worth a warning without changing the verdict.
+   */
+  | {
+      readonly kind: 'judged';
+      readonly rollUp: RollUp;
+      readonly baseline?: BaselineOutcome;
+      readonly exit: number;
+      readonly warnings: readonly string[];
+    }
+  /** The suite itself broke: the run cannot judge (exit 2); `reason` in one line, the lines say more. */
+  | { readonly kind: 'broken'; readonly reason: string; readonly problems: readonly string[] };
+
+export function judge(
+  catalog: Pick<Catalog, 'requirements' | 'get'>,
+  checked: Checked,
+  config: Pick<Config, 'only' | 'strict'>,
+  baseline?: Baseline,
+): Judgement {
+  const { suiteRun } = checked;
+  const summary = rollUp(catalog, checked.outcomes, config);
+  // An exception of a check itself is a bug of the suite, not the server's fault.
+  const suiteBug = checked.outcomes.find((o) => o.suiteError !== undefined);
+  if (suiteBug && !suiteRun.deadlineHit) {
+    const reason = `the suite failed in ${suiteBug.name}: ${suiteBug.suiteError}`;
+    return { kind: 'broken', reason, problems: [reason] };
+  }
+  // A run cut at its deadline has unfinished checks, which fail: the verdict stands.
+  if (!suiteRun.deadlineHit) {
+    const problems: string[] = [];
+    if (suiteRun.startError) problems.push(`the suites did not run: ${suiteRun.startError}`);
+    for (const m of suiteRun.brokenModules)
+      problems.push(`suite file ${m.file} failed to load: ${m.message}`);
+    if (summary.unjudged.length > 0) {
+      const ids = summary.unjudged;
+      const shown = ids.length > 8 ? `${ids.slice(0, 8).join(', ')}, …` : ids.join(', ');
+      problems.push(`no test reported on ${ids.length} requirement(s): ${shown}`);
+    }
+    if (problems.length > 0)
+      return { kind: 'broken', reason: `the suite itself broke: ${problems[0]}`, problems };
+  }
+  const warnings = suiteRun.unhandledErrors.map((e) => `an error escaped the suite's tests: ${firstLine(e)}`);
+  if (suiteRun.deadlineHit) {
+    warnings.push('the run reached its deadline and was cut short; unfinished checks count as failed');
+  }
+  if (baseline === undefined) {
+    const exit = summary.verdict === 'conformant' ? EXIT.conformant : EXIT.nonConformant;
+    return { kind: 'judged', rollUp: summary, exit, warnings };
+  }
+  // With a baseline, the verdict stays what it is; the exit status follows the new failures only.
+  const outcome = applyBaseline(baseline, summary.results, config.strict);
+  const exit = outcome.gate === 'passed' ? EXIT.conformant : EXIT.nonConformant;
+  return { kind: 'judged', rollUp: summary, baseline: outcome, exit, warnings };
+}
+
+function firstLine(text: string): string {
+  return text.split('\n')[0] ?? text;
+}

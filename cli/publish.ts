@@ -1,0 +1,129 @@
+/**
+ * Stage 6 of a run: publishing. The one writer of a run's reports, for a run that judged and for
+ * one that could not: summary.json and summary.md always, and for a judged run junit.xml, the
+ * Allure results and (--html) the Allure report. Every byte goes through the run's redactor
+ * (write.ts). The console's own lines are console.ts's.
+ */
+import path from 'node:path';
+import { loadCatalog, type Requirement } from '../spec/catalog.ts';
+import type { Config } from '../suites/harness/config.ts';
+import { renderHtml } from './html.ts';
+import type { Redactor } from './redact.ts';
+import { junitXml, type RunRecord, summaryJson, summaryMarkdown } from './reports.ts';
+import { cannotJudgeRollUp } from './rollup.ts';
+import { redactTree, rotateReportDir, writeReports } from './write.ts';
+
+/**
+ * The report folder of a run. It is cleared (the previous run's reports moved beside it) once,
+ * when the checks start or, for a run that stops earlier, when its could-not-judge reports are
+ * written: the folder never shows a stale verdict.
+ */
+export class ReportFolder {
+  private cleared = false;
+
+  constructor(
+    /** Absolute. */
+    readonly dir: string,
+    /** Absolute: where the previous run's reports go. */
+    readonly previousDir: string,
+    private readonly redactor: Redactor,
+    /** The working folder: paths are shown relative to it. */
+    private readonly cwd: string,
+  ) {}
+
+  /** The folder as the user would type it. */
+  get shown(): string {
+    return displayPath(this.dir, this.cwd);
+  }
+
+  /** Moves the previous run's reports aside; once per run. */
+  clear(): void {
+    if (this.cleared) return;
+    rotateReportDir(this.dir, this.previousDir);
+    this.cleared = true;
+  }
+
+  /**
+   * Writes every report of the run; returns the files written, relative to the folder. A record
+   * with `error` (the run could not judge) gets summary.json and summary.md only.
+   */
+  async publish(
+    record: RunRecord,
+    extras: {
+      /** The Allure reporter's staging folder. */
+      readonly allureResultsDir?: string;
+      /** Render the Allure HTML report (--html). */
+      readonly html?: boolean;
+      /** Progress and problems of the HTML rendering. */
+      readonly say?: (line: string) => void;
+      readonly warn?: (line: string) => void;
+    } = {},
+  ): Promise<string[]> {
+    this.clear();
+    const judged = record.error === undefined;
+    const files = [
+      { name: 'summary.json', content: summaryJson(record) },
+      ...(judged ? [{ name: 'junit.xml', content: junitXml(record) }] : []),
+      { name: 'summary.md', content: summaryMarkdown(record, this.shown) },
+    ];
+    const written = writeReports(
+      this.dir,
+      files,
+      judged ? extras.allureResultsDir : undefined,
+      this.redactor,
+    );
+    if (judged && extras.html) {
+      extras.say?.('rendering the Allure HTML report…');
+      const problem = await renderHtml(this.dir);
+      if (problem === undefined) {
+        redactTree(path.join(this.dir, 'allure-report'), this.redactor);
+        written.push('allure-report/index.html');
+      } else {
+        extras.warn?.(`--html: no HTML report: ${problem}`);
+      }
+    }
+    return written;
+  }
+}
+
+/**
+ * The record of a run that could not judge (exit 2 after the options parsed): summary.json says
+ * "non-conformant" with the reason in `error` and every requirement skipped "could not judge: …".
+ */
+export function cannotJudgeRecord(input: {
+  readonly version: string;
+  readonly target: string;
+  readonly targetFrom: string;
+  readonly startedAt: Date;
+  readonly config: Config;
+  readonly reason: string;
+  /** The catalog, when the run got as far as reading it. */
+  readonly requirements?: readonly Requirement[];
+}): RunRecord {
+  return {
+    version: input.version,
+    target: input.target,
+    targetFrom: input.targetFrom,
+    startedAt: input.startedAt,
+    durationMs: Date.now() - input.startedAt.getTime(),
+    config: input.config,
+    rollUp: cannotJudgeRollUp(input.requirements ?? catalogOrNothing(), input.reason),
+    operations: new Map(),
+    error: input.reason,
+  };
+}
+
+/** The catalog's requirements, or none when the catalog itself is invalid (the reason says so). */
+function catalogOrNothing(): readonly Requirement[] {
+  try {
+    return loadCatalog().requirements;
+  } catch {
+    return [];
+  }
+}
+
+/** A path as the user would type it: relative to the working folder when inside it. */
+export function displayPath(file: string, cwd: string): string {
+  const relative = path.relative(cwd, file);
+  return relative && !relative.startsWith('..') && !path.isAbsolute(relative) ? relative : file;
+}

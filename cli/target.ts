@@ -1,0 +1,54 @@
+/**
+ * Stage 3 of a run: the target. The bundled reference implementation, started on a free loopback
+ * port, or a deployment that must at least accept a TCP connection (else the run cannot judge).
+ */
+import type { Dependencies } from './dependencies.ts';
+import type { RunPlan } from './options.ts';
+import { checkReachable } from './preflight.ts';
+
+export interface OpenTarget {
+  /** The base URL the suites send to, without a trailing slash. */
+  readonly baseUrl: string;
+  /** How it was chosen, for the console: "--base-url", "bundled reference implementation, …". */
+  readonly from: string;
+  /** Stops what this stage started (the reference); bounded in time, never rejects. */
+  close(): Promise<void>;
+}
+
+/** Starts the reference or checks that the deployment is reachable; throws CannotJudgeError when not. */
+export async function openTarget(
+  options: Pick<RunPlan, 'target' | 'config'>,
+  deps: Pick<Dependencies, 'startReference'>,
+): Promise<OpenTarget> {
+  const { target, config } = options;
+  if (target.kind === 'url') {
+    await checkReachable(target.baseUrl, Math.min(config.timeoutMs, 10_000));
+    return { baseUrl: target.baseUrl, from: target.from, close: async () => undefined };
+  }
+  const reference = await deps.startReference({
+    port: 0,
+    host: '127.0.0.1',
+    ...(config.apiKey === undefined ? {} : { apiKey: config.apiKey }),
+    apiKeyHeader: config.apiKeyHeader,
+    ...(config.apiKeyQuery === undefined ? {} : { apiKeyQuery: config.apiKeyQuery }),
+  });
+  return {
+    baseUrl: reference.url.replace(/\/+$/, ''),
+    from: 'bundled reference implementation, started for this run',
+    close: () => withinMs(5_000, reference.close()),
+  };
+}
+
+/**
+ * The target as a report names it when the run stopped before opening it: `name` for the report,
+ * `baseUrl` for the configuration it echoes (none for a reference that was never started).
+ */
+export function unopenedTarget(target: RunPlan['target']): { name: string; from: string; baseUrl: string } {
+  return target.kind === 'reference'
+    ? { name: '(bundled reference implementation)', from: 'bundled reference implementation', baseUrl: '' }
+    : { name: target.baseUrl, from: target.from, baseUrl: target.baseUrl };
+}
+
+async function withinMs(ms: number, promise: Promise<unknown>): Promise<void> {
+  await Promise.race([promise.catch(() => undefined), new Promise((r) => setTimeout(r, ms).unref())]);
+}
