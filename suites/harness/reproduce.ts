@@ -9,7 +9,8 @@ import { freshId } from './run.ts';
  */
 const created = new Set<string>();
 
-const ID_IN_BODY = /"id"\s*:\s*(-?\d+)/;
+/** The pet id a create body carries: a JSON integer, or a string of digits (which a lax server reads as one). */
+const ID_IN_BODY = /"id"\s*:\s*"?(-?\d+)/;
 
 /** The curl line that reproduces a request which got `status` (undefined: no answer). */
 export function reproduceOf(sent: SentRequest, status: number | undefined): string {

@@ -27,13 +27,14 @@ const req = (id: string, level: Requirement['level']) =>
   ({ id, level, title: `${id} title`, operation: 'listPets', needs: [] }) as unknown as Requirement;
 const requirements = [req('LIST-A', 'MUST'), req('LIST-B', 'MUST'), req('LIST-C', 'SHOULD')];
 const catalog = { requirements, get: (id: string) => requirements.find((r) => r.id === id) };
-const outcome = (id: string, state: TestOutcome['state']): TestOutcome => ({
+const outcome = (id: string, state: TestOutcome['state'], extra: Partial<TestOutcome> = {}): TestOutcome => ({
   requirementId: id,
   name: `${id} test`,
   file: 'suites/list/x.test.ts',
   state,
   failures: state === 'failed' ? [{ message: 'expected x', expected: 'x', received: 'y' }] : [],
   durationMs: 1,
+  ...extra,
 });
 const checked = (outcomes: TestOutcome[], run: Partial<SuiteRun> = {}): Checked => ({
   outcomes,
@@ -52,10 +53,27 @@ describe('judge', () => {
     );
     expect(broken).toEqual({
       kind: 'broken',
+      reason: 'the suite itself broke: suite file suites/list/b.test.ts failed to load: SyntaxError',
       problems: [
         'suite file suites/list/b.test.ts failed to load: SyntaxError',
         'no test reported on 2 requirement(s): LIST-B, LIST-C',
       ],
+    });
+  });
+
+  test('an exception of a check itself: the suite failed in that check (exit 2), not the server', () => {
+    const buggy = judge(
+      catalog,
+      checked([
+        outcome('LIST-A', 'passed'),
+        outcome('LIST-B', 'failed', { suiteError: 'TypeError: x is undefined (suites/list/b.test.ts:3:1)' }),
+        outcome('LIST-C', 'passed'),
+      ]),
+      config,
+    );
+    expect(buggy).toMatchObject({
+      kind: 'broken',
+      reason: 'the suite failed in LIST-B test: TypeError: x is undefined (suites/list/b.test.ts:3:1)',
     });
   });
 
