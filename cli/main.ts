@@ -8,6 +8,8 @@ import path from 'node:path';
 import { loadCatalog, type Requirement } from '../spec/catalog.ts';
 import { packageVersion } from '../spec/paths.ts';
 import type { Config } from '../suites/harness/config.ts';
+import { proxySecrets } from '../suites/harness/network.ts';
+import { githubAnnotations, githubCannotJudge } from './annotations.ts';
 import { endLines, paintFor, progressLine, startLines } from './console.ts';
 import type { Dependencies } from './dependencies.ts';
 import { helpText } from './help.ts';
@@ -15,14 +17,15 @@ import { renderHtml } from './html.ts';
 import { parseInvocation, type RunPlan, UsageError, withBaseUrl } from './options.ts';
 import {
   CannotJudgeError,
-  checkOnly,
   checkReachable,
   checkReportDirs,
+  checkSelection,
   loadSpec,
   oneLine,
 } from './preflight.ts';
 import { createRedactor, type Redactor, redactStream } from './redact.ts';
 import { junitXml, type RunRecord, summaryJson, summaryMarkdown } from './reports.ts';
+import { requirementsCommand } from './requirements.ts';
 import { cannotJudgeRollUp, isSelected, rollUp, type TestOutcome } from './rollup.ts';
 import type { runSuites } from './run.ts';
 import { redactTree, rotateReportDir, writeReports } from './write.ts';
@@ -50,7 +53,9 @@ export async function main(
   const startedAt = new Date();
   let redactor: Redactor = createRedactor([]);
   const err = (line: string) => io.stderr.write(`${redactor.text(line)}\n`);
+  let annotate = false;
   try {
+    if (argv[0] === 'requirements') return requirementsCommand(argv.slice(1), io);
     const invocation = parseInvocation(argv, env, io.cwd);
     if (invocation.kind === 'help') {
       io.stdout.write(helpText(packageVersion()));
@@ -60,7 +65,8 @@ export async function main(
       io.stdout.write(`${packageVersion()}\n`);
       return EXIT.conformant;
     }
-    redactor = createRedactor([invocation.config.apiKey]);
+    redactor = createRedactor([invocation.config.apiKey, ...proxySecrets(invocation.config.network)]);
+    annotate = invocation.annotations === 'github';
     // Whatever reaches the process's own streams (vitest's messages too) is redacted as well.
     const restore = [process.stdout, process.stderr].map((s) => redactStream(s, redactor));
     try {
@@ -76,6 +82,7 @@ export async function main(
     }
     if (error instanceof CannotJudgeError) {
       err(`${NAME}: could not judge: ${error.message}`);
+      if (annotate) io.stdout.write(`${redactor.text(githubCannotJudge(error.message))}\n`);
       return EXIT.cannotJudge;
     }
     err(
@@ -184,7 +191,7 @@ async function judge(
   const warn = (line: string) =>
     io.stderr.write(`${redactor.text(paintFor(io.stderr, env).yellow(`warning: ${line}`))}\n`);
   const spec = await loadSpec();
-  checkOnly(spec.catalog, plan.config.only);
+  checkSelection(spec.catalog, plan.config);
 
   const deps = await dependencies;
   const { runSuites } = await suites;
@@ -207,11 +214,13 @@ async function judge(
     } else {
       baseUrl = plan.target.baseUrl;
       targetFrom = plan.target.from;
-      await checkReachable(baseUrl, Math.min(plan.config.timeoutMs, 10_000));
+      await checkReachable(baseUrl, Math.min(plan.config.timeoutMs, 10_000), plan.config.network);
     }
     const config = withBaseUrl(plan.config, baseUrl);
 
-    const selected = spec.catalog.requirements.filter((r) => isSelected(r.id, config.only)).length;
+    const selected = spec.catalog.requirements.filter((r) =>
+      isSelected(r.id, config.only, config.exclude),
+    ).length;
     for (const line of startLines(
       deps.version(),
       config,
@@ -220,6 +229,8 @@ async function judge(
       spec.catalog.requirements.length,
       p,
     )) {
+      // The proxy and TLS settings, just before "checking N requirements…".
+      if (plan.networkLine !== undefined && line.startsWith('checking ')) out(plan.networkLine);
       out(line);
     }
     for (const warning of plan.warnings) warn(warning);
@@ -255,7 +266,7 @@ async function judge(
     if (suiteRun.deadlineHit) {
       const reported = new Set(outcomes.map((o) => o.requirementId));
       for (const r of spec.catalog.requirements) {
-        if (isSelected(r.id, config.only) && !reported.has(r.id)) {
+        if (isSelected(r.id, config.only, config.exclude) && !reported.has(r.id)) {
           outcomes.push({
             requirementId: r.id,
             name: `${r.id} ${r.title}`,
@@ -312,6 +323,7 @@ async function judge(
       }
     }
     for (const line of endLines(record, shownDir, written, p)) out(line);
+    if (plan.annotations === 'github') for (const line of githubAnnotations(record.rollUp)) out(line);
     return summary.verdict === 'conformant' ? EXIT.conformant : EXIT.nonConformant;
   } finally {
     if (stopOnSignal) {
@@ -359,6 +371,7 @@ function environmentInfo(config: Config, version: string): Record<string, string
     strict: String(config.strict),
     authRequired: String(config.authRequired),
     only: config.only.join(',') || '(all)',
+    exclude: config.exclude.join(',') || '(none)',
     apiKey: config.apiKey ? 'set' : 'none',
     node: process.version,
   };

@@ -3,6 +3,7 @@
  * summary. Built as text here; written (and redacted) in one place, write.ts.
  */
 import type { Config } from '../suites/harness/config.ts';
+import { networkOptions } from './network.ts';
 import type { RequirementResult, RollUp } from './rollup.ts';
 
 export interface RunRecord {
@@ -35,6 +36,8 @@ export function summaryJson(run: RunRecord): string {
       strict: config.strict,
       authRequired: config.authRequired,
       only: [...config.only],
+      exclude: [...config.exclude],
+      ...networkOptions(config),
     },
     verdict: rollUp.verdict,
     ...(run.error === undefined ? {} : { error: run.error }),
@@ -196,6 +199,8 @@ export function optionsText(config: Config): string {
     config.strict ? '--strict' : '',
     config.authRequired ? '--auth-required' : '',
     config.only.length ? `--only ${config.only.join(',')}` : '',
+    config.exclude.length ? `--exclude ${config.exclude.join(',')}` : '',
+    config.network?.tls?.insecure ? '--insecure' : '',
   ]
     .filter(Boolean)
     .join(' ');
@@ -211,6 +216,7 @@ function runProperties(run: RunRecord): Record<string, string> {
     strict: String(run.config.strict),
     authRequired: String(run.config.authRequired),
     only: run.config.only.join(','),
+    exclude: run.config.exclude.join(','),
   };
 }
 

@@ -78,13 +78,31 @@ describe('options: flag, then environment, then default', () => {
     expect(usage(['--auth-required'])).toContain('needs --api-key');
   });
 
-  test('--only splits on commas only, and takes id prefixes', () => {
+  test('--only splits on commas only, and takes id prefixes in any case, upper-cased', () => {
     expect(run(['--only', 'LIST,SHOW-OK', '--only', 'CREATE']).config.only).toEqual([
       'LIST',
       'SHOW-OK',
       'CREATE',
     ]);
-    expect(usage(['--only', 'list'])).toContain('requirement id prefixes');
+    expect(run(['--only', 'list,show-ok']).config.only).toEqual(['LIST', 'SHOW-OK']);
+    expect(usage(['--only', 'list.ok'])).toContain('requirement id prefixes');
+  });
+
+  test('--exclude takes prefixes as --only does; none by default', () => {
+    expect(run([]).config.exclude).toEqual([]);
+    expect(run(['--exclude', 'list-limit, AUTH', '--only', 'LIST']).config).toMatchObject({
+      only: ['LIST'],
+      exclude: ['LIST-LIMIT', 'AUTH'],
+    });
+    expect(usage(['--exclude', 'LIST OK'])).toMatch(/^--exclude takes requirement id prefixes/);
+  });
+
+  test('--annotations github, the default under GITHUB_ACTIONS=true; none turns it off', () => {
+    expect(run([]).annotations).toBeUndefined();
+    expect(run(['--annotations', 'github']).annotations).toBe('github');
+    expect(run([], { GITHUB_ACTIONS: 'true' }).annotations).toBe('github');
+    expect(run(['--annotations', 'none'], { GITHUB_ACTIONS: 'true' }).annotations).toBeUndefined();
+    expect(usage(['--annotations', 'gitlab'])).toContain('--annotations takes github or none');
   });
 
   test('numbers are whole and in range', () => {
