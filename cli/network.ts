@@ -56,7 +56,7 @@ export function resolveNetwork(
     }
     return { warnings };
   }
-  const proxy = resolveProxy(flags.proxy, env);
+  const proxy = resolveProxy(flags.proxy, env, new URL(targetUrl).protocol);
   const tls = readTls(flags, env, cwd);
   const https =
     targetUrl.startsWith('https:') || [proxy?.http, proxy?.https].some((p) => p?.startsWith('https:'));
@@ -74,7 +74,7 @@ export function resolveNetwork(
     );
   }
   const network: Network = { ...(proxy ? { proxy } : {}), ...(tls ? { tls } : {}) };
-  const summary = describeNetwork(network, flags);
+  const summary = describeNetwork(network, flags, new URL(targetUrl).protocol);
   return {
     ...(proxy || tls ? { network } : {}),
     ...(summary === undefined ? {} : { summary }),
@@ -84,11 +84,16 @@ export function resolveNetwork(
 
 /**
  * --proxy, else the environment: http_proxy/HTTP_PROXY for http:// targets, https_proxy/HTTPS_PROXY
- * for https:// ones (lower case first, as undici and curl read them), and no_proxy/NO_PROXY, which
- * applies to --proxy too. A proxy given without a scheme (proxy:3128, as such variables often are)
- * is http://.
+ * for https:// ones, falling back to HTTP_PROXY as undici does (lower case first, as undici and curl
+ * read them), and no_proxy/NO_PROXY, which applies to --proxy too. A proxy given without a scheme
+ * (proxy:3128, as such variables often are) is http://. Undefined when no proxy is set for the
+ * target's scheme (`protocol`, "http:" or "https:").
  */
-export function resolveProxy(flag: string | undefined, env: Env): ProxySettings | undefined {
+export function resolveProxy(
+  flag: string | undefined,
+  env: Env,
+  protocol: string,
+): ProxySettings | undefined {
   const read = (name: string) => {
     for (const variable of [name.toLowerCase(), name]) {
       const value = env[variable];
@@ -103,12 +108,12 @@ export function resolveProxy(flag: string | undefined, env: Env): ProxySettings 
   }
   const http = read('HTTP_PROXY');
   const https = read('HTTPS_PROXY');
-  if (!http && !https) return undefined;
+  if (!http && !(https && protocol === 'https:')) return undefined;
   return {
     http: http ? proxyUrl(http.value, http.variable) : '',
     https: https ? proxyUrl(https.value, https.variable) : '',
     noProxy: noProxy?.value ?? '',
-    from: sources([http, https, noProxy]),
+    from: sources([protocol === 'https:' ? (https ?? http) : http, noProxy]),
   };
 }
 
@@ -262,13 +267,13 @@ function parseKey(pem: string, file: string): KeyObject {
 }
 
 /** One line for the start of the run: the proxy and where it came from, the TLS settings in force. */
-function describeNetwork(network: Network, flags: NetworkFlags): string | undefined {
+function describeNetwork(network: Network, flags: NetworkFlags, protocol: string): string | undefined {
   const parts: string[] = [];
   const proxy = network.proxy;
   if (proxy) {
-    const urls = [...new Set([proxy.http, proxy.https].filter((u) => u !== ''))].map(shownProxy);
+    const used = protocol === 'https:' ? proxy.https || proxy.http : proxy.http;
     const bypass = proxy.noProxy === '' ? '' : `, not for ${proxy.noProxy}`;
-    parts.push(`proxy ${urls.join(' and ')} (${proxy.from}${bypass})`);
+    parts.push(`proxy ${shownProxy(used)} (${proxy.from}${bypass})`);
   }
   const tls = network.tls;
   if (tls?.ca !== undefined) parts.push(`also trusting the CA of ${flags['ca-cert']}`);

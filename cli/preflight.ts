@@ -2,6 +2,7 @@
  * What is checked before any test runs. Each failure here means the run cannot judge (exit 2):
  * the spec is invalid, the target does not answer at all, or the report folder is unusable.
  */
+import diagnostics from 'node:diagnostics_channel';
 import { lstatSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
@@ -133,6 +134,14 @@ export function checkSelection(catalog: Catalog, selection: Selection): void {
 export async function checkReachable(baseUrl: string, timeoutMs: number, network?: Network): Promise<void> {
   const url = new URL(baseUrl);
   const dispatcher = createDispatcher(network, { connections: 1, connectTimeoutMs: timeoutMs });
+  // A TLS alert that comes after the handshake (TLS 1.3's "certificate required") reaches undici
+  // as "other side closed": the socket's own error says what happened.
+  const socketErrors: unknown[] = [];
+  const onConnected = (message: unknown) => {
+    const { socket } = message as { socket: NodeJS.EventEmitter };
+    socket.on('error', (error: unknown) => socketErrors.push(error));
+  };
+  diagnostics.subscribe('undici:client:connected', onConnected);
   // Silence after the connection is made ends the check (headersTimeout: reachable); the timer is
   // the limit for making the connection at all (a proxy that never answers CONNECT).
   const timer = AbortSignal.timeout(timeoutMs + 2_000);
@@ -152,9 +161,12 @@ export async function checkReachable(baseUrl: string, timeoutMs: number, network
         `target unreachable: ${url.host} did not accept a connection within ${timeoutMs} ms${through}`,
       );
     }
-    const failure = connectionFailure(error, url, network);
-    if (failure !== undefined) throw new CannotJudgeError(failure.message);
+    for (const cause of [...socketErrors, error]) {
+      const failure = connectionFailure(cause, url, network);
+      if (failure !== undefined) throw new CannotJudgeError(failure.message);
+    }
   } finally {
+    diagnostics.unsubscribe('undici:client:connected', onConnected);
     await dispatcher.destroy().catch(() => undefined);
   }
 }
