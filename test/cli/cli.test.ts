@@ -17,7 +17,7 @@ import {
   reference,
 } from './faults.ts';
 import { build, type CliResult, filesUnder, type Json, ROOT, readJson, runCli } from './helpers.ts';
-import { installPacked } from './packaged.ts';
+import { installPacked, useLibrary } from './packaged.ts';
 
 const catalog = loadCatalog();
 const SECRET = 'pcs-SECRET-7f3a9c-do-not-print';
@@ -287,6 +287,19 @@ describe('installed as a dependency of another project (npm pack, npm install <t
     ]) {
       expect(existsSync(path.join(pkg, file)), file).toBe(true);
     }
+  });
+
+  test("import('petstore-conformance') gives the documented library API; deep imports stay private", async () => {
+    const used = await useLibrary(await installed);
+    expect(used.exports).toEqual(
+      expect.arrayContaining(['EXIT', 'createReferenceHandler', 'main', 'startReferenceServer']),
+    );
+    expect(used.listStatus).toBe(200);
+    expect(used.version).toBe(packageVersion());
+    expect(used.deepImport).toBe('ERR_PACKAGE_PATH_NOT_EXPORTED');
+    const pkg = path.join(await installed, 'node_modules', 'petstore-conformance');
+    expect(existsSync(path.join(pkg, 'dist', 'index.d.ts'))).toBe(true);
+    expect(existsSync(path.join(pkg, 'LICENSE'))).toBe(true);
   });
 
   test('npx petstore-conformance checks the bundled reference implementation: exit 0 and summary.json', async () => {
