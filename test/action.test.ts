@@ -147,7 +147,7 @@ const shown = (r: StepRun | undefined) =>
   `exit ${r?.result.code}\n--- stdout\n${r?.result.stdout}\n--- stderr\n${r?.result.stderr}`;
 
 describe('action.yml', () => {
-  test('is a composite action whose steps run bash, with inputs only through env (no ${{ }} inside a script)', () => {
+  test('is a composite action whose steps run bash, with inputs only through env (no expression inside a script)', () => {
     expect(action.runs.using).toBe('composite');
     expect(Object.keys(action.inputs).sort()).toEqual(['api-key', 'base-url', 'flags', 'report-dir']);
     for (const step of action.runs.steps) {
