@@ -68,7 +68,7 @@ export function resolveNetwork(
         .join(', ')}: no effect, ${targetUrl} is reached over plain HTTP`,
     );
   }
-  if (tls?.insecure) {
+  if (tls?.insecure && https) {
     warnings.push(
       "--insecure: the target's certificate is not verified, so anyone on the way can read and change the traffic; summary.json records it",
     );
