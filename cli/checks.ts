@@ -96,6 +96,7 @@ function environmentInfo(config: Config, version: string): Record<string, string
     strict: String(config.strict),
     authRequired: String(config.authRequired),
     only: config.only.join(',') || '(all)',
+    exclude: config.exclude.join(',') || '(none)',
     apiKey: config.apiKey ? 'set' : 'none',
     node: process.version,
   };

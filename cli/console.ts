@@ -13,7 +13,13 @@ import {
   type RunRecord,
   UNJUDGED_CAUSE,
 } from './reports.ts';
-import { isBlockedResult, NOT_SELECTED, type RequirementResult, type TestOutcome } from './rollup.ts';
+import {
+  EXCLUDED,
+  isBlockedResult,
+  NOT_SELECTED,
+  type RequirementResult,
+  type TestOutcome,
+} from './rollup.ts';
 
 export interface Paint {
   green(s: string): string;
@@ -23,12 +29,32 @@ export interface Paint {
   bold(s: string): string;
 }
 
-/** Colours only on a terminal, and never with NO_COLOR set. */
+/**
+ * Whether to colour a stream, as the NO_COLOR (no-color.org) and FORCE_COLOR conventions say:
+ * NO_COLOR set to anything but '' turns colours off, whatever else is set; FORCE_COLOR=0 or false
+ * turns them off; FORCE_COLOR=1, 2, 3, true or '' (set, empty) turns them on, on a pipe too (a CI
+ * log that renders them); otherwise colours go to a terminal that is not TERM=dumb.
+ */
+export function colourOn(
+  stream: { isTTY?: boolean },
+  env: Readonly<Record<string, string | undefined>>,
+): boolean {
+  if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
+  const force = env.FORCE_COLOR;
+  if (force !== undefined) {
+    const value = force.trim().toLowerCase();
+    if (value === '0' || value === 'false') return false;
+    if (value === '' || value === 'true' || /^[1-3]$/.test(value)) return true;
+  }
+  return Boolean(stream.isTTY) && env.TERM !== 'dumb';
+}
+
+/** Colours as colourOn() decides for the stream. */
 export function paintFor(
   stream: { isTTY?: boolean },
   env: Readonly<Record<string, string | undefined>>,
 ): Paint {
-  const on = Boolean(stream.isTTY) && !env.NO_COLOR && env.TERM !== 'dumb';
+  const on = colourOn(stream, env);
   const wrap = (open: number, close: number) => (s: string) =>
     on ? `\u001b[${open}m${s}\u001b[${close}m` : s;
   return {
@@ -125,9 +151,11 @@ export function endLines(
 ): string[] {
   const { rollUp, config } = run;
   const out: string[] = ['', p.bold('Requirements'), ''];
-  // Requirements left out by --only are counted, not listed: the reports still list every one.
-  const shown = rollUp.results.filter((r) => r.message !== NOT_SELECTED || r.status !== 'skipped');
-  const notSelected = rollUp.results.length - shown.length;
+  // Requirements left out by --only or --exclude are counted, not listed: the reports still list every one.
+  const leftOut = (r: RequirementResult, why: string) => r.status === 'skipped' && r.message === why;
+  const shown = rollUp.results.filter((r) => !leftOut(r, NOT_SELECTED) && !leftOut(r, EXCLUDED));
+  const notSelected = rollUp.results.filter((r) => leftOut(r, NOT_SELECTED)).length;
+  const excluded = rollUp.results.filter((r) => leftOut(r, EXCLUDED)).length;
   const idWidth = Math.max(...shown.map((r) => r.id.length));
   for (const [operation, results] of byOperation(shown)) {
     out.push(p.bold(operationLabel(operation, run.operations)));
@@ -142,6 +170,7 @@ export function endLines(
     out.push('');
   }
   if (notSelected > 0) out.push(p.dim(`${notSelected} more requirements ${NOT_SELECTED}`), '');
+  if (excluded > 0) out.push(p.dim(`${excluded} more requirements ${EXCLUDED}`), '');
 
   const failed = rollUp.results.filter((r) => r.status === 'failed');
   const causes = byCause(rollUp.results);

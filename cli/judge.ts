@@ -28,7 +28,7 @@ export type Judgement =
 export function judge(
   catalog: Pick<Catalog, 'requirements' | 'get'>,
   checked: Checked,
-  config: Pick<Config, 'only' | 'strict'>,
+  config: Pick<Config, 'only' | 'exclude' | 'strict'>,
   baseline?: Baseline,
 ): Judgement {
   const { suiteRun } = checked;

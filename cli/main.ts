@@ -12,6 +12,8 @@
  * bin/petstore-conformance.js calls main() and exits with what it returns.
  */
 import { packageVersion } from '../spec/paths.ts';
+import { proxySecrets } from '../suites/harness/network.ts';
+import { githubAnnotations, githubCannotJudge } from './annotations.ts';
 import { baselineLines } from './baseline.ts';
 import { openStaging, runChecks } from './checks.ts';
 import { type Env, EXIT, type Io, NAME, type Subcommand } from './command.ts';
@@ -33,6 +35,10 @@ export { EXIT, type Io } from './command.ts';
 const SUBCOMMANDS: Readonly<Record<string, () => Promise<Subcommand>>> = {
   compare: () => import('./commands/compare.ts'),
   merge: () => import('./commands/merge.ts'),
+  requirements: () =>
+    import('./requirements.ts').then((m) => ({
+      run: async (args: readonly string[], _env: Env, io: Io) => m.requirementsCommand(args, io),
+    })),
 };
 
 /**
@@ -74,6 +80,7 @@ async function runCommand(
 ): Promise<number> {
   const startedAt = new Date();
   let redactor: Redactor = createRedactor([]);
+  let annotate = false;
   const err = (line: string) => io.stderr.write(`${redactor.text(line)}\n`);
   try {
     const invocation = parseInvocation(argv, env, io.cwd);
@@ -85,7 +92,8 @@ async function runCommand(
       io.stdout.write(`${packageVersion()}\n`);
       return EXIT.conformant;
     }
-    redactor = createRedactor([invocation.config.apiKey]);
+    redactor = createRedactor([invocation.config.apiKey, ...proxySecrets(invocation.config.network)]);
+    annotate = invocation.annotations === 'github';
     // Whatever reaches the process's own streams (vitest's messages too) is redacted as well.
     const restore = [process.stdout, process.stderr].map((s) => redactStream(s, redactor));
     try {
@@ -100,6 +108,7 @@ async function runCommand(
       return EXIT.cannotJudge;
     }
     if (error instanceof CannotJudgeError) {
+      if (annotate) io.stdout.write(`${redactor.text(githubCannotJudge(error.message))}\n`);
       err(`${NAME}: could not judge: ${error.message}`);
       return EXIT.cannotJudge;
     }
@@ -151,6 +160,8 @@ async function stages(
     const config = withBaseUrl(options.config, target.baseUrl);
     const total = plan.spec.catalog.requirements.length;
     for (const line of startLines(deps.version(), config, target.from, plan.selected.length, total, p)) {
+      // The proxy and TLS settings, just before "checking N requirements…".
+      if (options.networkLine !== undefined && line.startsWith('checking ')) out(options.networkLine);
       out(line);
     }
     for (const warning of options.warnings) warn(warning);
@@ -201,6 +212,7 @@ async function stages(
       });
       for (const line of endLines(record, reports.shown, written, p, width)) out(line);
       if (judgement.baseline) for (const line of baselineLines(judgement.baseline, p)) out(line);
+      if (options.annotations === 'github') for (const line of githubAnnotations(record.rollUp)) out(line);
       return judgement.exit;
     } finally {
       staging.dispose();

@@ -5,7 +5,9 @@
 import { randomBytes, randomInt } from 'node:crypto';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { PREFIX_PATTERN, parsePrefixes } from '../spec/select.ts';
 import type { Config } from '../suites/harness/config.ts';
+import { NetworkOptionError, resolveNetwork } from './network.ts';
 
 /** A bad option or combination of options: exit 2 with one line saying what to fix. */
 export class UsageError extends Error {
@@ -39,11 +41,18 @@ const OPTION_SPEC = {
   'read-only': { type: 'boolean' },
   strict: { type: 'boolean' },
   only: { type: 'string', multiple: true },
+  exclude: { type: 'string', multiple: true },
   seed: { type: 'string' },
   'timeout-ms': { type: 'string' },
   'report-dir': { type: 'string' },
   html: { type: 'boolean' },
   baseline: { type: 'string' },
+  proxy: { type: 'string' },
+  'ca-cert': { type: 'string' },
+  insecure: { type: 'boolean' },
+  'client-cert': { type: 'string' },
+  'client-key': { type: 'string' },
+  annotations: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'v' },
 } as const;
@@ -67,6 +76,10 @@ export interface RunPlan {
   readonly baseline?: string;
   /** Things worth saying before the run that do not stop it. */
   readonly warnings: readonly string[];
+  /** `github`: one ::error line per failed gating requirement (--annotations, or GITHUB_ACTIONS=true). */
+  readonly annotations?: 'github';
+  /** One line on the proxy and TLS settings in force, printed at the start; none when there are none. */
+  readonly networkLine?: string;
 }
 
 export type Invocation =
@@ -121,12 +134,8 @@ export function parseInvocation(
     );
   }
 
-  const only = splitList(values.only ?? []);
-  for (const prefix of only) {
-    if (!/^[A-Z0-9-]+$/.test(prefix)) {
-      throw new UsageError(`--only takes requirement id prefixes such as LIST or CREATE-OK, got "${prefix}"`);
-    }
-  }
+  const only = prefixes(values.only, '--only');
+  const exclude = prefixes(values.exclude, '--exclude');
 
   const seed =
     values.seed === undefined ? randomInt(0, MAX_SEED + 1) : parseInteger(values.seed, '--seed', 0, MAX_SEED);
@@ -141,6 +150,19 @@ export function parseInvocation(
     throw new UsageError(`--report-dir must be a folder of its own, not ${reportDir}`);
   }
 
+  let network: ReturnType<typeof resolveNetwork>;
+  try {
+    network = resolveNetwork(values, env, cwd, target.kind === 'url' ? target.baseUrl : undefined);
+  } catch (error) {
+    if (error instanceof NetworkOptionError) throw new UsageError(error.message);
+    throw error;
+  }
+  warnings.push(...network.warnings);
+  const annotations = values.annotations ?? (env.GITHUB_ACTIONS === 'true' ? 'github' : 'none');
+  if (annotations !== 'github' && annotations !== 'none') {
+    throw new UsageError(`--annotations takes github or none, got "${annotations}"`);
+  }
+
   const config: Omit<Config, 'baseUrl'> = {
     ...(apiKey === undefined ? {} : { apiKey }),
     apiKeyHeader,
@@ -149,9 +171,11 @@ export function parseInvocation(
     readOnly: values['read-only'] ?? false,
     strict: values.strict ?? false,
     only,
+    exclude,
     seed,
     timeoutMs,
     runId: randomBytes(4).toString('hex'),
+    ...(network.network === undefined ? {} : { network: network.network }),
   };
   return {
     kind: 'run',
@@ -162,12 +186,19 @@ export function parseInvocation(
     html: values.html ?? false,
     ...(values.baseline === undefined ? {} : { baseline: nonEmpty(values.baseline, '--baseline')! }),
     warnings,
+    ...(annotations === 'github' ? { annotations } : {}),
+    ...(network.summary === undefined ? {} : { networkLine: network.summary }),
   };
 }
 
 /** The one frozen Config of a run, once the base URL is known. */
 export function withBaseUrl(config: Omit<Config, 'baseUrl'>, baseUrl: string): Config {
-  return Object.freeze({ ...config, baseUrl, only: Object.freeze([...config.only]) });
+  return Object.freeze({
+    ...config,
+    baseUrl,
+    only: Object.freeze([...config.only]),
+    exclude: Object.freeze([...config.exclude]),
+  });
 }
 
 /**
@@ -252,10 +283,17 @@ function resolveTarget(
   return { kind: 'reference' };
 }
 
-/** Comma-separated lists: split on commas only, trimmed, empties dropped, first occurrence kept. */
-function splitList(values: readonly string[]): string[] {
-  const items = values.flatMap((v) => v.split(',')).map((s) => s.trim());
-  return [...new Set(items.filter((s) => s !== ''))];
+/** --only and --exclude: comma-separated requirement id prefixes, any case (see spec/select.ts). */
+function prefixes(values: readonly string[] | undefined, flag: string): string[] {
+  const list = parsePrefixes(values ?? []);
+  for (const prefix of list) {
+    if (!PREFIX_PATTERN.test(prefix)) {
+      throw new UsageError(
+        `${flag} takes requirement id prefixes such as LIST or CREATE-OK (see petstore-conformance requirements), got "${prefix}"`,
+      );
+    }
+  }
+  return list;
 }
 
 function parseInteger(raw: string, flag: string, min: number, max: number): number {

@@ -6,7 +6,7 @@
 import type { Requirement } from '../spec/catalog.ts';
 import { type Baseline, loadBaseline } from './baseline.ts';
 import type { RunPlan } from './options.ts';
-import { checkOnly, loadSpec, type Spec } from './preflight.ts';
+import { checkSelection, loadSpec, type Spec } from './preflight.ts';
 import { isSelected } from './rollup.ts';
 
 export interface Plan {
@@ -24,9 +24,9 @@ export interface Plan {
  */
 export async function makePlan(options: Pick<RunPlan, 'config' | 'baseline'>, cwd: string): Promise<Plan> {
   const spec = await loadSpec();
-  const { only } = options.config;
-  checkOnly(spec.catalog, only);
-  const selected = spec.catalog.requirements.filter((r) => isSelected(r.id, only));
+  const { only, exclude } = options.config;
+  checkSelection(spec.catalog, options.config);
+  const selected = spec.catalog.requirements.filter((r) => isSelected(r.id, only, exclude));
   const baseline =
     options.baseline === undefined
       ? undefined

@@ -2,12 +2,16 @@
  * What is checked before any test runs. Each failure here means the run cannot judge (exit 2):
  * the spec is invalid, the target does not answer at all, or the report folder is unusable.
  */
+import diagnostics from 'node:diagnostics_channel';
 import { lstatSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { connect } from 'node:net';
 import { Worker } from 'node:worker_threads';
+import { request } from 'undici';
 import { type Catalog, loadCatalog } from '../spec/catalog.ts';
 import { specFiles } from '../spec/paths.ts';
+import { isSelected, type Selection, unmatchedPrefixes } from '../spec/select.ts';
+import type { Network } from '../suites/harness/config.ts';
+import { connectionFailure, createDispatcher } from '../suites/harness/network.ts';
 
 /** The run cannot judge: exit 2 with this one-line message. */
 export class CannotJudgeError extends Error {
@@ -91,60 +95,80 @@ function validateOpenApi(file: string): Promise<Validation> {
   });
 }
 
-/** Each --only prefix must select at least one requirement, or the user mistyped it. */
-export function checkOnly(catalog: Catalog, only: readonly string[]): void {
-  for (const prefix of only) {
-    if (!catalog.requirements.some((r) => r.id.startsWith(prefix))) {
-      const operations = [...new Set(catalog.requirements.map((r) => r.id.split('-')[0]))].join(', ');
+/**
+ * Each --only and --exclude prefix must match at least one requirement, or the user mistyped it;
+ * and together they must leave something to check.
+ */
+export function checkSelection(catalog: Catalog, selection: Selection): void {
+  const ids = catalog.requirements.map((r) => r.id);
+  const operations = [...new Set(ids.map((id) => id.split('-')[0]))].join(', ');
+  for (const [flag, prefixes] of [
+    ['--only', selection.only],
+    ['--exclude', selection.exclude ?? []],
+  ] as const) {
+    const [unmatched] = unmatchedPrefixes(ids, prefixes);
+    if (unmatched !== undefined) {
       throw new CannotJudgeError(
-        `--only ${prefix} selects no requirement (id prefixes include ${operations})`,
+        `${flag} ${unmatched} ${flag === '--only' ? 'selects' : 'matches'} no requirement (id prefixes include ${operations}; petstore-conformance requirements lists them all)`,
       );
     }
+  }
+  if (!ids.some((id) => isSelected(id, selection))) {
+    const only = selection.only.length > 0 ? `--only ${selection.only.join(',')} and ` : '';
+    throw new CannotJudgeError(
+      `${only}--exclude ${(selection.exclude ?? []).join(',')} leave no requirement to check`,
+    );
   }
 }
 
 /**
- * Whether the target answers at all: a DNS failure, a refused connection or no answer to the TCP
- * handshake within the limit means there is nothing to judge. A target that accepts the connection
- * and then misbehaves is a failing server: that is for the suite to find.
+ * Whether the target answers at all, asked the way the suites will ask: one GET of the base URL
+ * through the same dispatcher (proxy, TLS settings), without the API key. A DNS failure, a refused
+ * connection, a proxy that cannot connect, no connection within the limit: there is nothing to
+ * judge (exit 2). So is a TLS failure: a certificate this machine does not trust, one that does not
+ * name the host, a client certificate the server wants and does not get: the runner's trust, not the
+ * service, is at fault, and the message says how to fix it. A target that accepts the connection and
+ * then misbehaves (any status, a reset, garbage, silence) is a failing server: that is for the suite
+ * to find.
  */
-export async function checkReachable(baseUrl: string, timeoutMs: number): Promise<void> {
+export async function checkReachable(baseUrl: string, timeoutMs: number, network?: Network): Promise<void> {
   const url = new URL(baseUrl);
-  const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
-  const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
-  await new Promise<void>((resolve, reject) => {
-    const socket = connect({ host, port });
-    const timer = setTimeout(() => {
-      socket.destroy();
-      reject(
-        new CannotJudgeError(
-          `target unreachable: ${url.host} did not accept a connection within ${timeoutMs} ms`,
-        ),
-      );
-    }, timeoutMs);
-    socket.once('connect', () => {
-      clearTimeout(timer);
-      socket.destroy();
-      resolve();
+  const dispatcher = createDispatcher(network, { connections: 1, connectTimeoutMs: timeoutMs });
+  // A TLS alert that comes after the handshake (TLS 1.3's "certificate required") reaches undici
+  // as "other side closed": the socket's own error says what happened.
+  const socketErrors: unknown[] = [];
+  const onConnected = (message: unknown) => {
+    const { socket } = message as { socket: NodeJS.EventEmitter };
+    socket.on('error', (error: unknown) => socketErrors.push(error));
+  };
+  diagnostics.subscribe('undici:client:connected', onConnected);
+  // Silence after the connection is made ends the check (headersTimeout: reachable); the timer is
+  // the limit for making the connection at all (a proxy that never answers CONNECT).
+  const timer = AbortSignal.timeout(timeoutMs + 2_000);
+  try {
+    const res = await request(url, {
+      method: 'GET',
+      dispatcher,
+      signal: timer,
+      headersTimeout: Math.min(timeoutMs, 5_000),
+      bodyTimeout: timeoutMs,
     });
-    socket.once('error', (error: NodeJS.ErrnoException) => {
-      clearTimeout(timer);
-      socket.destroy();
-      const what =
-        error.code === 'ECONNREFUSED'
-          ? 'connection refused'
-          : error.code === 'ENOTFOUND' || error.code === 'EAI_AGAIN'
-            ? 'host name not found'
-            : error.code === 'EHOSTUNREACH' || error.code === 'ENETUNREACH'
-              ? 'no route to host'
-              : (error.code ?? error.message);
-      reject(
-        new CannotJudgeError(
-          `target unreachable: ${url.host}: ${what} (is the server running at ${baseUrl}?)`,
-        ),
+    res.body.on('error', () => undefined).destroy();
+  } catch (error) {
+    if (timer.aborted) {
+      const through = network?.proxy ? ' (through the proxy)' : '';
+      throw new CannotJudgeError(
+        `target unreachable: ${url.host} did not accept a connection within ${timeoutMs} ms${through}`,
       );
-    });
-  });
+    }
+    for (const cause of [...socketErrors, error]) {
+      const failure = connectionFailure(cause, url, network);
+      if (failure !== undefined) throw new CannotJudgeError(failure.message);
+    }
+  } finally {
+    diagnostics.unsubscribe('undici:client:connected', onConnected);
+    await dispatcher.destroy().catch(() => undefined);
+  }
 }
 
 /** The files a run writes into its report folder; a folder holding anything else is not ours. */

@@ -4,6 +4,7 @@
  */
 import type { Config } from '../suites/harness/config.ts';
 import { type BaselineOutcome, baselineJson, baselineMarkdown } from './baseline.ts';
+import { networkOptions } from './network.ts';
 import { isBlockedResult, type RequirementResult, type RollUp } from './rollup.ts';
 import { catalogIdentity } from './summary-file.ts';
 
@@ -41,6 +42,8 @@ export function summaryJson(run: RunRecord): string {
       strict: config.strict,
       authRequired: config.authRequired,
       only: [...config.only],
+      exclude: [...config.exclude],
+      ...networkOptions(config),
     },
     verdict: rollUp.verdict,
     ...(run.error === undefined ? {} : { error: run.error }),
@@ -247,6 +250,8 @@ export function optionsText(config: Config): string {
     config.strict ? '--strict' : '',
     config.authRequired ? '--auth-required' : '',
     config.only.length ? `--only ${config.only.join(',')}` : '',
+    config.exclude.length ? `--exclude ${config.exclude.join(',')}` : '',
+    config.network?.tls?.insecure ? '--insecure' : '',
   ]
     .filter(Boolean)
     .join(' ');
@@ -262,6 +267,7 @@ function runProperties(run: RunRecord): Record<string, string> {
     strict: String(run.config.strict),
     authRequired: String(run.config.authRequired),
     only: run.config.only.join(','),
+    exclude: run.config.exclude.join(','),
   };
 }
 

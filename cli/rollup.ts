@@ -3,6 +3,9 @@
  * Pure functions: the reporters, the console and the tests all see the same roll-up.
  */
 import type { Catalog, Level, Requirement } from '../spec/catalog.ts';
+import { EXCLUDED, NOT_SELECTED, selectionSkipReason, isSelected as selects } from '../spec/select.ts';
+
+export { EXCLUDED, NOT_SELECTED };
 
 export type Status = 'passed' | 'failed' | 'skipped';
 
@@ -86,11 +89,9 @@ export interface RollUp {
   readonly suiteWarnings: readonly string[];
 }
 
-export const NOT_SELECTED = 'not selected by --only';
-
-/** Whether --only selects a requirement: no prefixes selects all. */
-export function isSelected(id: string, only: readonly string[]): boolean {
-  return only.length === 0 || only.some((prefix) => id.startsWith(prefix));
+/** Whether a run checks a requirement: --only selects it (no prefixes selects all) and --exclude does not leave it out. */
+export function isSelected(id: string, only: readonly string[], exclude: readonly string[] = []): boolean {
+  return selects(id, { only, exclude });
 }
 
 /** Whether a failure of this level fails the run. */
@@ -101,12 +102,16 @@ export function gates(level: Level, strict: boolean): boolean {
 /**
  * One result per catalog requirement, in catalog order: failed if any of its tests failed, else
  * passed if any passed, else skipped with the reason its tests gave. A requirement --only leaves
- * out is skipped "not selected by --only" whatever ran.
+ * out is skipped "not selected by --only", one --exclude leaves out "excluded by --exclude", whatever ran.
  */
 export function rollUp(
   catalog: Pick<Catalog, 'requirements' | 'get'>,
   outcomes: readonly TestOutcome[],
-  options: { readonly only: readonly string[]; readonly strict: boolean },
+  options: {
+    readonly only: readonly string[];
+    readonly exclude?: readonly string[];
+    readonly strict: boolean;
+  },
 ): RollUp {
   const byId = new Map<string, TestOutcome[]>();
   const suiteWarnings: string[] = [];
@@ -143,9 +148,8 @@ export function rollUp(
       tests: { passed: count('passed'), failed: count('failed'), skipped: count('skipped') },
       durationMs: tests.reduce((sum, t) => sum + t.durationMs, 0),
     };
-    if (!isSelected(r.id, options.only)) {
-      return { ...base, status: 'skipped', message: NOT_SELECTED, gating: false };
-    }
+    const leftOut = selectionSkipReason(r.id, options);
+    if (leftOut !== undefined) return { ...base, status: 'skipped', message: leftOut, gating: false };
     const failed = tests.filter((t) => t.state === 'failed');
     if (r.id === NO_5XX_ID && failed.length === 0 && fiveHundreds.length > 0) {
       // A 5xx seen by any check breaks this MUST ("no request the suite sends … is answered with a 5xx").

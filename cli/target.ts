@@ -22,7 +22,7 @@ export async function openTarget(
 ): Promise<OpenTarget> {
   const { target, config } = options;
   if (target.kind === 'url') {
-    await checkReachable(target.baseUrl, Math.min(config.timeoutMs, 10_000));
+    await checkReachable(target.baseUrl, Math.min(config.timeoutMs, 10_000), config.network);
     return { baseUrl: target.baseUrl, from: target.from, close: async () => undefined };
   }
   const reference = await deps.startReference({

@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { parsePrefixes } from '../spec/select.ts';
 import type { Config } from './harness/config.ts';
 import { suiteVitestOptions } from './vitest.shared.ts';
 
@@ -10,7 +11,7 @@ import { suiteVitestOptions } from './vitest.shared.ts';
  * This file is an edge like the CLI: it reads the environment and builds the Config; the tests never
  * do. PETSTORE_BASE_URL is required and PETSTORE_API_KEY optional; for convenience while developing,
  * PETSTORE_API_KEY_HEADER, PETSTORE_API_KEY_QUERY, PETSTORE_AUTH_REQUIRED=1, PETSTORE_READ_ONLY=1,
- * PETSTORE_ONLY=LIST,SHOW, PETSTORE_SEED and PETSTORE_TIMEOUT_MS are read too.
+ * PETSTORE_ONLY=LIST,SHOW, PETSTORE_EXCLUDE, PETSTORE_SEED and PETSTORE_TIMEOUT_MS are read too.
  */
 const env = process.env;
 const baseUrl = env.PETSTORE_BASE_URL;
@@ -26,10 +27,8 @@ const config: Config = Object.freeze({
   authRequired: flag(env.PETSTORE_AUTH_REQUIRED),
   readOnly: flag(env.PETSTORE_READ_ONLY),
   strict: flag(env.PETSTORE_STRICT),
-  only: (env.PETSTORE_ONLY ?? '')
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean),
+  only: parsePrefixes([env.PETSTORE_ONLY ?? '']),
+  exclude: parsePrefixes([env.PETSTORE_EXCLUDE ?? '']),
   seed: env.PETSTORE_SEED ? Number(env.PETSTORE_SEED) : Math.floor(Math.random() * 2 ** 31),
   timeoutMs: env.PETSTORE_TIMEOUT_MS ? Number(env.PETSTORE_TIMEOUT_MS) : 10_000,
   runId: `dev-${Date.now().toString(36)}`,

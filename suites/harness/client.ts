@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { Agent, request } from 'undici';
-import type { Config } from './config.ts';
+import { type Dispatcher, request } from 'undici';
+import type { Config, Network } from './config.ts';
 import { ConformanceError } from './errors.ts';
 import { type ExchangeRecord, formatBytes, recordExchange, type SentRequest, toCurl } from './exchange.ts';
 import { stringifyExact } from './json.ts';
+import { createDispatcher, proxySecrets } from './network.ts';
 import { isSecretHeader, registerSecret, registerSecretHeader, registerSecretQueryParam } from './redact.ts';
 import { reproduceOf } from './reproduce.ts';
 
@@ -25,19 +26,27 @@ export interface ServerErrorSeen {
 }
 
 /**
- * One keep-alive connection pool per worker, shared by every client of every test file the worker
- * runs (module instances differ between isolated files; globalThis does not).
+ * One keep-alive connection pool per worker and network setting (a run has one), shared by every
+ * client of every test file the worker runs (module instances differ between isolated files;
+ * globalThis does not). It goes through the proxy and uses the TLS settings of config.network.
  */
-function sharedAgent(): Agent {
-  const key = Symbol.for('petstore-conformance.agent');
-  const holder = globalThis as { [key]?: Agent };
-  holder[key] ??= new Agent({
-    connections: 64,
-    pipelining: 1,
-    keepAliveTimeout: 4_000,
-    keepAliveMaxTimeout: 10_000,
-  });
-  return holder[key];
+function sharedDispatcher(network: Network | undefined): Dispatcher {
+  const key = Symbol.for('petstore-conformance.dispatchers');
+  const holder = globalThis as { [key]?: Map<string, Dispatcher> };
+  holder[key] ??= new Map();
+  const pools = holder[key];
+  const id = JSON.stringify(network ?? {});
+  let dispatcher = pools.get(id);
+  if (dispatcher === undefined) {
+    dispatcher = createDispatcher(network, {
+      connections: 64,
+      pipelining: 1,
+      keepAliveTimeout: 4_000,
+      keepAliveMaxTimeout: 10_000,
+    });
+    pools.set(id, dispatcher);
+  }
+  return dispatcher;
 }
 
 export type QueryValue = string | number | bigint | boolean;
@@ -106,6 +115,7 @@ export class Client {
   readonly serverErrors: ServerErrorSeen[] = [];
   private readonly timeoutMs: number;
   private readonly maxBodyBytes: number;
+  private readonly dispatcher: Dispatcher;
 
   constructor(
     readonly config: Config,
@@ -113,10 +123,12 @@ export class Client {
   ) {
     registerSecret(config.apiKey);
     registerSecret(WRONG_KEY); // not a secret, but a key header's value never shows, whatever it holds
+    for (const secret of proxySecrets(config.network)) registerSecret(secret);
     if (config.apiKeyQuery) registerSecretQueryParam(config.apiKeyQuery);
     else registerSecretHeader(config.apiKeyHeader);
     this.timeoutMs = options.timeoutMs ?? config.timeoutMs;
     this.maxBodyBytes = options.maxBodyBytes ?? MAX_BODY_BYTES;
+    this.dispatcher = sharedDispatcher(config.network);
   }
 
   /** The absolute URL of a path under the base URL (an absolute URL is returned as is). */
@@ -262,7 +274,7 @@ export class Client {
         headers: sent.headers,
         body: sent.body,
         signal,
-        dispatcher: sharedAgent(),
+        dispatcher: this.dispatcher,
         headersTimeout: this.timeoutMs,
         bodyTimeout: this.timeoutMs,
       });
@@ -331,6 +343,12 @@ const CODES: Record<string, string> = {
   UND_ERR_HEADERS_OVERFLOW: 'response headers too large',
   UND_ERR_RES_CONTENT_LENGTH_MISMATCH: 'body shorter or longer than its Content-Length',
   HPE_INVALID_CONSTANT: 'not an HTTP response',
+  DEPTH_ZERO_SELF_SIGNED_CERT: 'the certificate is self-signed and not trusted',
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: 'the certificate is issued by a CA this machine does not trust',
+  SELF_SIGNED_CERT_IN_CHAIN: 'the certificate chain ends in a CA this machine does not trust',
+  CERT_HAS_EXPIRED: 'the certificate has expired',
+  ERR_TLS_CERT_ALTNAME_INVALID: 'the certificate is not valid for this host name',
+  ERR_SSL_TLSV13_ALERT_CERTIFICATE_REQUIRED: 'the server asks for a client certificate',
 };
 
 /** A network error as a short sentence: "connection reset by the server (ECONNRESET)". */

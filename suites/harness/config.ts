@@ -20,14 +20,55 @@ export interface Config {
   readonly readOnly: boolean;
   /** SHOULD-level failures gate the verdict too. */
   readonly strict: boolean;
-  /** Requirement id prefixes to run; empty means all. */
+  /** Requirement id prefixes to run (upper case); empty means all. */
   readonly only: readonly string[];
+  /** Requirement id prefixes left out after `only` (upper case); empty leaves out nothing. */
+  readonly exclude: readonly string[];
   /** Seed of every generated input. */
   readonly seed: number;
   /** Limit for one request, response body included, in milliseconds. */
   readonly timeoutMs: number;
   /** Marks what this run creates (pet tags), so that staging data made by the suite is recognisable. */
   readonly runId: string;
+  /** How requests reach the target (proxies, TLS); absent: directly, with Node's TLS defaults. */
+  readonly network?: Network;
+}
+
+/**
+ * Proxies and TLS, resolved at the edge into plain data (strings and booleans, never objects): the
+ * Config crosses to the suites' workers by vitest's provide/inject. Certificates and keys are PEM
+ * text read from the files given; none of it is ever written to a report.
+ */
+export interface Network {
+  readonly proxy?: ProxySettings;
+  readonly tls?: TlsSettings;
+}
+
+export interface ProxySettings {
+  /** The proxy of http:// targets; '' for none. */
+  readonly http: string;
+  /** The proxy of https:// targets; '' for none. */
+  readonly https: string;
+  /** Hosts reached directly, as NO_PROXY lists them (comma- or space-separated; `*` for all). */
+  readonly noProxy: string;
+  /** Where the settings came from, for the console: "--proxy", "HTTPS_PROXY", … */
+  readonly from: string;
+}
+
+export interface TlsSettings {
+  /** PEM: certificates trusted besides Node's own (--ca-cert). */
+  readonly ca?: string;
+  /**
+   * PEM of NODE_EXTRA_CA_CERTS, read at the edge: with `ca` set the trusted list is built here, and
+   * Node 20 cannot list the extra certificates it loaded itself.
+   */
+  readonly extraCa?: string;
+  /** PEM: the client certificate of mutual TLS (--client-cert), with its private key. */
+  readonly cert?: string;
+  /** PEM: the private key of `cert` (--client-key). A secret. */
+  readonly key?: string;
+  /** The target's certificate is not verified (--insecure). */
+  readonly insecure?: boolean;
 }
 
 /** The key in vitest's provide/inject under which the CLI hands the Config to the suites. */

@@ -15,51 +15,172 @@ export interface Redactor {
 }
 
 /**
- * Builds the redactor of a run. Each secret is masked in every spelling a report can hold it in:
- * as is, JSON-escaped, XML-escaped, percent-encoded (a key in a query string) and form-encoded.
+ * Builds the redactor of a run. Each secret is masked in every spelling a server may echo it in, or a
+ * report may hold it in, mixed within one occurrence too (a JSON string with only its é escaped):
+ *
+ * - as is, and as the UTF-8 bytes of its non-ASCII characters read as Latin-1 ("Ã©", how a header
+ *   sent in UTF-8 reads once decoded as HTTP's Latin-1), in text and in bytes;
+ * - percent-encoded, upper- or lower-case hex, any character or all, form-encoded (space as +), and
+ *   percent-encoded again (%25XX);
+ * - JSON- or JavaScript-escaped: \" \\ \/, \uXXXX in either case (surrogate pairs beyond the BMP),
+ *   the short escapes, and escaped again (a JSON string inside a JSON string);
+ * - XML- or HTML-escaped: the five named entities, decimal and hex character references, and
+ *   escaped again (&amp;quot;);
+ * - inside a single-quoted shell word (' as '\'');
+ * - base64 and base64url, of the secret wherever it sits in the encoded text (at each of the three
+ *   byte alignments; a Basic credential "user:key" is masked whole): for secrets of 6 bytes or more,
+ *   so that a short fragment of base64 cannot match by chance.
+ *
+ * Every repetition in the patterns is bounded, so that masking stays linear in the text's length
+ * whatever a hostile server sends (a megabyte of backslashes).
  */
 export function createRedactor(secrets: readonly (string | undefined)[]): Redactor {
-  const spellings = new Set<string>();
-  for (const secret of secrets) {
-    if (!secret) continue;
-    spellings.add(secret);
-    spellings.add(JSON.stringify(secret).slice(1, -1));
-    spellings.add(escapeXml(secret));
-    spellings.add(encodeURIComponent(secret));
-    spellings.add(encodeURIComponent(secret).replace(/%20/g, '+'));
-    // As new URL() percent-encodes a query (' → %27, as the WHATWG URL standard does for http URLs),
-    // and as URLSearchParams form-encodes it.
-    spellings.add(whatwgQueryEncoded(secret));
-    spellings.add(encodeURIComponent(secret).replace(/'/g, '%27'));
-    spellings.add(new URLSearchParams([['k', secret]]).toString().slice(2));
-    spellings.add(shellQuoted(secret));
+  const list = [...new Set(secrets.filter((s): s is string => typeof s === 'string' && s !== ''))].sort(
+    (a, b) => b.length - a.length,
+  );
+  if (list.length === 0) {
+    return {
+      text: maskAuthorization,
+      bytes: (value) => maskAuthorizationBytes(value),
+    };
   }
-  // Longest first, so that a spelling that contains another is masked whole.
-  const ordered = [...spellings].filter((s) => s !== '').sort((a, b) => b.length - a.length);
-  const orderedBytes = ordered.map((s) => Buffer.from(s, 'utf8'));
+  // Longest first, so that a secret that contains another is masked whole.
+  const textPattern = new RegExp(list.map((s) => spellingPattern(s, 'text')).join('|'), 'g');
+  const bytesPattern = new RegExp(list.map((s) => spellingPattern(s, 'bytes')).join('|'), 'g');
+  const cores = [...new Set(list.flatMap(base64Cores))].sort((a, b) => b.length - a.length);
 
-  const text = (value: string): string => {
-    let out = value;
-    for (const s of ordered) out = out.split(s).join(MASK);
-    return maskAuthorization(out);
-  };
+  const text = (value: string): string =>
+    maskAuthorization(maskBase64(value.replace(textPattern, MASK), cores));
   return {
     text,
     bytes(value: Buffer): Buffer {
-      let out = value;
-      for (const s of orderedBytes) out = replaceBytes(out, s, MASK_BYTES);
-      // Authorization values are masked in text form only when the bytes are valid UTF-8 text.
-      const asText = out.toString('utf8');
-      if (Buffer.from(asText, 'utf8').equals(out)) {
-        const masked = maskAuthorization(asText);
-        if (masked !== asText) return Buffer.from(masked, 'utf8');
-      }
-      return out;
+      // Latin-1 maps each byte to one character and back: the patterns match byte sequences.
+      const before = value.toString('latin1');
+      const after = maskBase64(before.replace(bytesPattern, MASK), cores);
+      return maskAuthorizationBytes(after === before ? value : Buffer.from(after, 'latin1'));
     },
   };
 }
 
-const MASK_BYTES = Buffer.from(MASK, 'utf8');
+/** Authorization values are masked in text form only when the bytes are valid UTF-8 text. */
+function maskAuthorizationBytes(value: Buffer): Buffer {
+  const asText = value.toString('utf8');
+  if (!Buffer.from(asText, 'utf8').equals(value)) return value;
+  const masked = maskAuthorization(asText);
+  return masked === asText ? value : Buffer.from(masked, 'utf8');
+}
+
+/** At most this many backslashes of escaping (a JSON string in a JSON string in a JSON string). */
+const MAX_BACKSLASHES = 7;
+/** At most this many re-encodings of % and & (%2525XX, &amp;amp;quot;). */
+const MAX_REENCODED = 3;
+
+const NAMED_ENTITIES: Record<string, string> = { '&': 'amp', '<': 'lt', '>': 'gt', '"': 'quot', "'": 'apos' };
+const SHORT_ESCAPES: Record<string, string> = { '\b': 'b', '\f': 'f', '\n': 'n', '\r': 'r', '\t': 't' };
+
+/**
+ * A regular expression source matching `secret` in every spelling (see createRedactor): one group of
+ * alternatives per character. In 'bytes' mode it matches the Latin-1 reading of the bytes.
+ */
+function spellingPattern(secret: string, mode: 'text' | 'bytes'): string {
+  const backslashes = `\\\\{0,${MAX_BACKSLASHES}}`;
+  const someBackslashes = `\\\\{1,${MAX_BACKSLASHES}}`;
+  const amp = `&(?:amp;){0,${MAX_REENCODED}}`;
+  return [...secret]
+    .map((char) => {
+      const code = char.codePointAt(0)!;
+      const utf8 = Buffer.from(char, 'utf8');
+      const latin1OfUtf8 = utf8.toString('latin1');
+      // The character itself, as text or as bytes (UTF-8; Latin-1 when it has a byte of its own; the
+      // UTF-8 bytes read as Latin-1 and written again as UTF-8), after any JSON escaping backslashes.
+      const literals = new Set<string>(
+        mode === 'text'
+          ? [char, latin1OfUtf8]
+          : [
+              latin1OfUtf8,
+              Buffer.from(latin1OfUtf8, 'utf8').toString('latin1'),
+              ...(code <= 0xff ? [char] : []),
+            ],
+      );
+      if (char === "'") literals.add("'\\''");
+      const entities = [`${amp}#0{0,6}${code};`, `${amp}#[xX]0{0,6}${hexPattern(code.toString(16))};`];
+      if (NAMED_ENTITIES[char] !== undefined) entities.push(`${amp}${NAMED_ENTITIES[char]};`);
+      const alternatives = [
+        // A backslash is itself, escaped any number of times (\\, \\\\).
+        char === '\\'
+          ? `${someBackslashes}|(?:${entities.join('|')})`
+          : `${backslashes}(?:${[...[...literals].map(escapeRegExp), ...entities].join('|')})`,
+        [...utf8]
+          .map((byte) => `%(?:25){0,${MAX_REENCODED}}${hexPattern(byte.toString(16).padStart(2, '0'))}`)
+          .join(''),
+        utf16Units(char)
+          .map((unit) => `${someBackslashes}u${hexPattern(unit.toString(16).padStart(4, '0'))}`)
+          .join(''),
+      ];
+      if (char === ' ') alternatives.push('\\+');
+      if (SHORT_ESCAPES[char] !== undefined) alternatives.push(`${someBackslashes}${SHORT_ESCAPES[char]}`);
+      return `(?:${alternatives.join('|')})`;
+    })
+    .join('');
+}
+
+function utf16Units(char: string): number[] {
+  return [...Array(char.length).keys()].map((i) => char.charCodeAt(i));
+}
+
+/** Hex digits matched in either case: "e9" → "[eE]9". */
+function hexPattern(hex: string): string {
+  return [...hex].map((d) => (/[a-f]/i.test(d) ? `[${d.toLowerCase()}${d.toUpperCase()}]` : d)).join('');
+}
+
+function escapeRegExp(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
+}
+
+/**
+ * The base64 text that stands for the secret's bytes wherever they sit in a longer encoded text:
+ * for each of the three alignments, the characters that depend on the secret's bytes alone (the
+ * characters shared with its neighbours are left out). In base64 and base64url; of the UTF-8 bytes,
+ * and of the Latin-1 ones when the secret has a byte per character.
+ */
+function base64Cores(secret: string): string[] {
+  const encodings = [Buffer.from(secret, 'utf8')];
+  if ([...secret].every((c) => c.codePointAt(0)! <= 0xff)) encodings.push(Buffer.from(secret, 'latin1'));
+  const cores: string[] = [];
+  for (const bytes of encodings) {
+    if (bytes.length < 6) continue;
+    for (let offset = 0; offset < 3; offset++) {
+      const encoded = Buffer.concat([Buffer.alloc(offset), bytes])
+        .toString('base64')
+        .replace(/=+$/, '');
+      const length = offset + bytes.length;
+      const end = Math.floor(length / 3) * 4 + (length % 3);
+      const core = encoded.slice(offset === 0 ? 0 : offset + 1, end);
+      cores.push(core, core.replace(/\+/g, '-').replace(/\//g, '_'));
+    }
+  }
+  return [...new Set(cores)];
+}
+
+const BASE64_CHAR = /[A-Za-z0-9+/_-]/;
+
+/** The text with each base64 token that holds a core masked whole (the token up to its padding). */
+function maskBase64(text: string, cores: readonly string[]): string {
+  let out = text;
+  for (const core of cores) {
+    let at = out.indexOf(core);
+    while (at !== -1) {
+      let start = at;
+      while (start > 0 && BASE64_CHAR.test(out[start - 1]!)) start--;
+      let end = at + core.length;
+      while (end < out.length && BASE64_CHAR.test(out[end]!)) end++;
+      while (end < out.length && out[end] === '=') end++;
+      out = `${out.slice(0, start)}${MASK}${out.slice(end)}`;
+      at = out.indexOf(core, start + MASK.length);
+    }
+  }
+  return out;
+}
 
 /**
  * Masks the value of an Authorization (or Proxy-Authorization) header wherever it appears: a raw
@@ -75,41 +196,6 @@ export function maskAuthorization(value: string): string {
       // Authorization: Bearer x   (header lines, curl -H 'Authorization: …', up to the quote or line end)
       .replace(/((?:proxy-)?authorization:[ \t]*)(?![ \t]*(?:["'\\]|\*\*\*))[^\r\n'"<&\\]*/gi, `$1${MASK}`)
   );
-}
-
-function replaceBytes(haystack: Buffer, needle: Buffer, replacement: Buffer): Buffer {
-  let index = haystack.indexOf(needle);
-  if (index === -1) return haystack;
-  const parts: Buffer[] = [];
-  let start = 0;
-  while (index !== -1) {
-    parts.push(haystack.subarray(start, index), replacement);
-    start = index + needle.length;
-    index = haystack.indexOf(needle, start);
-  }
-  parts.push(haystack.subarray(start));
-  return Buffer.concat(parts);
-}
-
-function escapeXml(s: string): string {
-  return s
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;')
-    .replace(/'/g, '&apos;');
-}
-
-/** A value as the WHATWG URL parser percent-encodes it in the query of an http(s) URL. */
-function whatwgQueryEncoded(s: string): string {
-  const url = new URL('http://h/');
-  url.search = `?${s}`;
-  return url.search.slice(1);
-}
-
-/** How a key with a single quote appears inside a single-quoted shell word: ' becomes '\''. */
-function shellQuoted(s: string): string {
-  return s.replace(/'/g, `'\\''`);
 }
 
 // ---------------------------------------------------------------- the harness's registry

@@ -1,5 +1,6 @@
 import { inject, type TestContext, test } from 'vitest';
 import type { Level, Need, Requirement } from '../../spec/catalog.ts';
+import { selectionSkipReason } from '../../spec/select.ts';
 import { attachExchanges, labelRequirement } from './allure.ts';
 import { blocked, isBlocked } from './blocked.ts';
 import { type ApiResponse, Client, type ServerErrorSeen } from './client.ts';
@@ -84,9 +85,8 @@ export function skipReason(
   config: Config,
   extraNeeds: readonly Need[] = [],
 ): string | undefined {
-  if (config.only.length > 0 && !config.only.some((p) => r.id.toUpperCase().startsWith(p.toUpperCase()))) {
-    return 'not selected by --only';
-  }
+  const leftOut = selectionSkipReason(r.id, config);
+  if (leftOut !== undefined) return leftOut;
   for (const need of [...r.needs, ...extraNeeds]) {
     if (need === 'write' && config.readOnly) return '--read-only: needs writes';
     if (need === 'key' && !config.apiKey) return 'needs --api-key';
@@ -212,7 +212,7 @@ function describeThrown(err: unknown): string {
  * Declares the test of one requirement (STYLE point 4). It refuses an id the catalog does not have,
  * is named `${id} ${title}`, carries the id in task.meta.requirementId, is labelled for Allure, and
  * skips with a stable reason when the run does not allow it: "not selected by --only",
- * "--read-only: needs writes", "needs --api-key", "needs --auth-required". Tests run concurrently.
+ * "excluded by --exclude", "--read-only: needs writes", "needs --api-key", "needs --auth-required". Tests run concurrently.
  */
 export function requirement(id: string, check: Check): void {
   define(requirementOf(id), undefined, check);

@@ -12,7 +12,7 @@ import { goneInsteadOfNotFound } from '../variants/faulty/show.ts';
 import { closedPort, garbage, neverAnswers as hangs, type Raw } from '../variants/servers/hostile.ts';
 import { reference } from '../variants/servers/reference.ts';
 import { build, type CliResult, filesUnder, type Json, ROOT, readJson, runCli } from './helpers.ts';
-import { installPacked } from './packaged.ts';
+import { installPacked, useLibrary } from './packaged.ts';
 
 const catalog = loadCatalog();
 const SECRET = 'pcs-SECRET-7f3a9c-do-not-print';
@@ -24,6 +24,8 @@ const servers: Record<string, Server> = {};
 const runs: Record<string, Promise<CliResult>> = {};
 /** The project that installed the packed tarball (see packaged.ts). */
 let installed: Promise<string>;
+/** What import('petstore-conformance') gave in that project (before its spec is broken on purpose). */
+let library: ReturnType<typeof useLibrary>;
 
 /** Two runs at a time: each one starts vitest workers of its own, and the machine has two cores. */
 function queue(concurrency: number) {
@@ -110,14 +112,17 @@ beforeAll(async () => {
   runs.packed = installed.then((project) =>
     cli(['--report-dir', 'reports/pack'], { cwd: project, command: npx, timeoutMs: 120_000 }),
   );
-  runs.packedInvalidSpec = Promise.all([installed, runs.packed]).then(([project]) => {
-    // The installed copy is the consumer's own; breaking it touches nothing of the repository.
-    const openapi = path.join(project, 'node_modules', 'petstore-conformance', 'spec', 'openapi.yaml');
-    writeFileSync(openapi, readFileSync(openapi, 'utf8').replace(/^openapi: 3\.1\.0$/m, 'openapi: banana'));
-    return cli(['--report-dir', 'reports/invalid'], { cwd: project, command: npx });
-  });
+  library = installed.then((project) => useLibrary(project));
+  runs.packedInvalidSpec = Promise.all([installed, runs.packed, library.catch(() => undefined)]).then(
+    ([project]) => {
+      // The installed copy is the consumer's own; breaking it touches nothing of the repository.
+      const openapi = path.join(project, 'node_modules', 'petstore-conformance', 'spec', 'openapi.yaml');
+      writeFileSync(openapi, readFileSync(openapi, 'utf8').replace(/^openapi: 3\.1\.0$/m, 'openapi: banana'));
+      return cli(['--report-dir', 'reports/invalid'], { cwd: project, command: npx });
+    },
+  );
   // Let every run settle before any assertion, so that a failing assertion leaves no child behind.
-  await Promise.allSettled([installed, ...Object.values(runs)]);
+  await Promise.allSettled([installed, library, ...Object.values(runs)]);
 }, 300_000);
 
 afterAll(async () => {
@@ -284,6 +289,19 @@ describe('installed as a dependency of another project (npm pack, npm install <t
     ]) {
       expect(existsSync(path.join(pkg, file)), file).toBe(true);
     }
+  });
+
+  test("import('petstore-conformance') gives the documented library API; deep imports stay private", async () => {
+    const used = await library;
+    expect(used.exports).toEqual(
+      expect.arrayContaining(['EXIT', 'createReferenceHandler', 'main', 'startReferenceServer']),
+    );
+    expect(used.listStatus).toBe(200);
+    expect(used.version).toBe(packageVersion());
+    expect(used.deepImport).toBe('ERR_PACKAGE_PATH_NOT_EXPORTED');
+    const pkg = path.join(await installed, 'node_modules', 'petstore-conformance');
+    expect(existsSync(path.join(pkg, 'dist', 'index.d.ts'))).toBe(true);
+    expect(existsSync(path.join(pkg, 'LICENSE'))).toBe(true);
   });
 
   test('npx petstore-conformance checks the bundled reference implementation: exit 0 and summary.json', async () => {

@@ -1,6 +1,9 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { type Invocation, parseInvocation, previousDirOf, UsageError } from '../../cli/options.ts';
+import { type Certificates, makeCertificates } from '../certs.ts';
 
 const cwd = '/work/project';
 const run = (argv: string[], env: Record<string, string> = {}) => {
@@ -78,13 +81,31 @@ describe('options: flag, then environment, then default', () => {
     expect(usage(['--auth-required'])).toContain('needs --api-key');
   });
 
-  test('--only splits on commas only, and takes id prefixes', () => {
+  test('--only splits on commas only, and takes id prefixes in any case, upper-cased', () => {
     expect(run(['--only', 'LIST,SHOW-OK', '--only', 'CREATE']).config.only).toEqual([
       'LIST',
       'SHOW-OK',
       'CREATE',
     ]);
-    expect(usage(['--only', 'list'])).toContain('requirement id prefixes');
+    expect(run(['--only', 'list,show-ok']).config.only).toEqual(['LIST', 'SHOW-OK']);
+    expect(usage(['--only', 'list.ok'])).toContain('requirement id prefixes');
+  });
+
+  test('--exclude takes prefixes as --only does; none by default', () => {
+    expect(run([]).config.exclude).toEqual([]);
+    expect(run(['--exclude', 'list-limit, AUTH', '--only', 'LIST']).config).toMatchObject({
+      only: ['LIST'],
+      exclude: ['LIST-LIMIT', 'AUTH'],
+    });
+    expect(usage(['--exclude', 'LIST OK'])).toMatch(/^--exclude takes requirement id prefixes/);
+  });
+
+  test('--annotations github, the default under GITHUB_ACTIONS=true; none turns it off', () => {
+    expect(run([]).annotations).toBeUndefined();
+    expect(run(['--annotations', 'github']).annotations).toBe('github');
+    expect(run([], { GITHUB_ACTIONS: 'true' }).annotations).toBe('github');
+    expect(run(['--annotations', 'none'], { GITHUB_ACTIONS: 'true' }).annotations).toBeUndefined();
+    expect(usage(['--annotations', 'gitlab'])).toContain('--annotations takes github or none');
   });
 
   test('numbers are whole and in range', () => {
@@ -126,5 +147,151 @@ describe('options: flag, then environment, then default', () => {
     expect(previousDirOf('/p/reports/latest')).toBe('/p/reports/previous');
     expect(previousDirOf('/p/reports/ci')).toBe('/p/reports/ci.previous');
     expect(usage(['--report-dir', '.'])).toContain('--report-dir');
+  });
+});
+
+describe('network options: proxies', () => {
+  const target = ['--base-url', 'http://staging.example.com/v1'];
+  const tlsTarget = ['--base-url', 'https://staging.example.com/v1'];
+  const proxyOf = (argv: string[], env: Record<string, string>) => run(argv, env).config.network?.proxy;
+
+  test('none by default: no proxy settings, nothing printed', () => {
+    const plan = run(target);
+    expect(plan.config.network).toBeUndefined();
+    expect(plan.networkLine).toBeUndefined();
+  });
+
+  test('HTTP_PROXY for http:// targets, either case, lower case first; NO_PROXY with it', () => {
+    expect(proxyOf(target, { HTTP_PROXY: 'http://upper:3128' })).toEqual({
+      http: 'http://upper:3128/',
+      https: '',
+      noProxy: '',
+      from: 'HTTP_PROXY',
+    });
+    expect(
+      proxyOf(target, {
+        http_proxy: 'http://lower:3128',
+        HTTP_PROXY: 'http://upper:3128',
+        no_proxy: '.internal',
+      }),
+    ).toEqual({
+      http: 'http://lower:3128/',
+      https: '',
+      noProxy: '.internal',
+      from: 'http_proxy, no_proxy',
+    });
+    expect(run(target, { HTTP_PROXY: 'http://upper:3128', NO_PROXY: 'localhost' }).networkLine).toBe(
+      'network: proxy http://upper:3128 (HTTP_PROXY, NO_PROXY, not for localhost)',
+    );
+  });
+
+  test('HTTPS_PROXY for https:// targets (HTTP_PROXY when it is not set, as undici does); not for http://', () => {
+    expect(proxyOf(target, { HTTPS_PROXY: 'http://p:3128' })).toBeUndefined();
+    expect(proxyOf(tlsTarget, { HTTPS_PROXY: 'http://p:3128' })).toMatchObject({
+      https: 'http://p:3128/',
+      from: 'HTTPS_PROXY',
+    });
+    expect(proxyOf(tlsTarget, { https_proxy: 'http://p:3128', HTTPS_PROXY: 'http://q:3128' })?.https).toBe(
+      'http://p:3128/',
+    );
+    expect(proxyOf(tlsTarget, { HTTP_PROXY: 'http://h:3128' })).toMatchObject({
+      http: 'http://h:3128/',
+      https: '',
+    });
+  });
+
+  test('--proxy wins over the environment, keeps NO_PROXY, and a proxy without a scheme is http://', () => {
+    expect(
+      proxyOf([...target, '--proxy', 'flag:8080'], { HTTP_PROXY: 'http://env:3128', NO_PROXY: 'x' }),
+    ).toEqual({
+      http: 'http://flag:8080/',
+      https: 'http://flag:8080/',
+      noProxy: 'x',
+      from: '--proxy, NO_PROXY',
+    });
+  });
+
+  test('a proxy that is not an http(s) URL is a usage error naming where it came from', () => {
+    expect(usage([...target, '--proxy', 'socks4://p:1080'])).toMatch(
+      /^--proxy must be an http:\/\/ or https:\/\/ proxy/,
+    );
+    expect(usage(target, { HTTP_PROXY: 'http://[bad' })).toMatch(/^HTTP_PROXY is not a proxy URL/);
+  });
+
+  test('credentials in a proxy URL are not printed', () => {
+    const plan = run([...target, '--proxy', 'http://qa:s3cret@proxy:3128']);
+    expect(plan.networkLine).toBe('network: proxy http://proxy:3128 (with credentials) (--proxy)');
+    expect(usage([...target, '--proxy', 'ftp://qa:s3cret@proxy'])).not.toContain('s3cret');
+  });
+
+  test('the bundled reference is reached directly: the environment is ignored, flags are warned about', () => {
+    expect(run([], { HTTP_PROXY: 'http://p:3128' }).config.network).toBeUndefined();
+    const plan = run(['--proxy', 'http://p:3128', '--insecure']);
+    expect(plan.config.network).toBeUndefined();
+    expect(plan.warnings.join('\n')).toContain(
+      '--proxy, --insecure: no effect on the bundled reference implementation',
+    );
+  });
+});
+
+describe('network options: TLS files', () => {
+  let certs: Certificates;
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(path.join(tmpdir(), 'petstore-conformance-options-'));
+    certs = makeCertificates(dir);
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const target = ['--base-url', 'https://staging.example.com/v1'];
+  const tlsOf = (argv: string[], env: Record<string, string> = {}) =>
+    run([...target, ...argv], env).config.network?.tls;
+
+  test('--ca-cert is read (relative to the working folder) and checked; NODE_EXTRA_CA_CERTS goes along', () => {
+    expect(tlsOf(['--ca-cert', certs.files.caCert])).toEqual({ ca: certs.pem('caCert') });
+    const relative = path.relative(cwd, certs.files.caCert);
+    expect(tlsOf(['--ca-cert', relative])?.ca).toBe(certs.pem('caCert'));
+    expect(tlsOf(['--ca-cert', certs.files.caCert], { NODE_EXTRA_CA_CERTS: certs.files.serverCert })).toEqual(
+      {
+        ca: certs.pem('caCert'),
+        extraCa: certs.pem('serverCert'),
+      },
+    );
+    expect(usage([...target, '--ca-cert', path.join(dir, 'missing.pem')])).toMatch(
+      /--ca-cert .*missing\.pem: cannot read it \(no such file\)/,
+    );
+    expect(usage([...target, '--ca-cert', certs.files.clientKey])).toContain('holds no PEM certificate');
+  });
+
+  test('--client-cert with --client-key, or one file holding both; the key must match, unencrypted', () => {
+    const f = certs.files;
+    expect(tlsOf(['--client-cert', f.clientCert, '--client-key', f.clientKey])).toEqual({
+      cert: certs.pem('clientCert'),
+      key: certs.pem('clientKey'),
+    });
+    expect(tlsOf(['--client-cert', f.clientBoth])).toMatchObject({ key: certs.pem('clientBoth') });
+    expect(usage([...target, '--client-cert', f.clientCert])).toContain(
+      'holds no private key: give the key with --client-key',
+    );
+    expect(usage([...target, '--client-key', f.clientKey])).toContain('--client-key needs --client-cert');
+    expect(usage([...target, '--client-cert', f.clientCert, '--client-key', f.strangerKey])).toMatch(
+      /--client-key .*stranger\.key is not the key of the certificate/,
+    );
+    expect(usage([...target, '--client-cert', f.clientCert, '--client-key', f.clientKeyEncrypted])).toContain(
+      'is encrypted',
+    );
+  });
+
+  test('--insecure: warned; the line printed at the start says so', () => {
+    const plan = run([...target, '--insecure']);
+    expect(plan.config.network?.tls).toEqual({ insecure: true });
+    expect(plan.warnings.join('\n')).toContain("--insecure: the target's certificate is not verified");
+    expect(plan.networkLine).toBe('network: certificate NOT verified (--insecure)');
+  });
+
+  test('TLS options against an http:// target are warned about', () => {
+    const plan = run(['--base-url', 'http://staging.example.com/v1', '--ca-cert', certs.files.caCert]);
+    expect(plan.warnings.join('\n')).toContain(
+      '--ca-cert: no effect, http://staging.example.com/v1 is reached over plain HTTP',
+    );
   });
 });

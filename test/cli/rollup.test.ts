@@ -332,6 +332,7 @@ describe('reports', () => {
       readOnly: false,
       strict: false,
       only: [],
+      exclude: [],
       seed: 7,
       timeoutMs: 10_000,
       runId: 'abcd',

@@ -40,7 +40,7 @@ const checked = (outcomes: TestOutcome[], run: Partial<SuiteRun> = {}): Checked 
   outcomes,
   suiteRun: { outcomes, brokenModules: [], unhandledErrors: [], deadlineHit: false, ...run },
 });
-const config = { only: [], strict: false };
+const config = { only: [], exclude: [], strict: false };
 
 describe('judge', () => {
   test('a suite file that did not load, or a requirement no test reported on: the suite broke', () => {
@@ -148,6 +148,7 @@ describe('publish: one writer for every run', () => {
       readOnly: false,
       strict: false,
       only: [],
+      exclude: [],
       seed: 1,
       timeoutMs: 1000,
       runId: 'r',

@@ -1,7 +1,16 @@
-import { afterEach, describe, expect, test } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { rootCertificates } from 'node:tls';
+import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { Client, MAX_429_RETRIES } from '../../suites/harness/client.ts';
 import { ConformanceError } from '../../suites/harness/errors.ts';
 import { expectStatus, readJson } from '../../suites/harness/expect.ts';
+import { tlsConnectOptions } from '../../suites/harness/network.ts';
+import { redact } from '../../suites/harness/redact.ts';
+import { type Certificates, makeCertificates } from '../certs.ts';
+import { type ForwardProxy, forwardProxy, requestLog } from '../forward-proxy.ts';
 import { httpServer, rawServer, silentServer, type TestServer, testConfig } from './servers.ts';
 
 let server: TestServer | undefined;
@@ -258,5 +267,123 @@ describe('the client, on the way', () => {
     });
     expect(x?.responseHeaders?.['content-type']).toBe('application/json');
     expect(typeof x?.durationMs).toBe('number');
+  });
+});
+
+describe('the client through a proxy (undici EnvHttpProxyAgent, settings from Config.network)', () => {
+  let proxy: ForwardProxy | undefined;
+  afterEach(async () => {
+    await proxy?.close();
+    proxy = undefined;
+  });
+
+  async function target() {
+    const log = requestLog();
+    server = await httpServer(
+      log.record((req, res) => {
+        req.resume();
+        res.writeHead(200, { 'content-type': 'application/json' }).end('[]');
+      }),
+    );
+    return log;
+  }
+
+  const through = (url: string, noProxy = '') => ({
+    proxy: { http: url, https: url, noProxy, from: 'HTTP_PROXY' },
+  });
+
+  test('every request goes through the proxy', async () => {
+    const log = await target();
+    proxy = await forwardProxy();
+    const api = new Client(testConfig(server!.url, { network: through(proxy.url) }));
+    for (let i = 0; i < 5; i++) expect((await api.get('/pets')).status).toBe(200);
+    expect(log.remotePorts).toHaveLength(5);
+    expect(log.remotePorts.every((port) => proxy!.opened(port))).toBe(true);
+    expect(proxy.connects.length).toBeGreaterThan(0);
+  });
+
+  test('NO_PROXY bypasses it for the hosts it names', async () => {
+    const log = await target();
+    proxy = await forwardProxy();
+    const api = new Client(testConfig(server!.url, { network: through(proxy.url, 'localhost,127.0.0.1') }));
+    expect((await api.get('/pets')).status).toBe(200);
+    expect(log.remotePorts).toHaveLength(1);
+    expect(proxy.opened(log.remotePorts[0])).toBe(false);
+    expect(proxy.connects).toEqual([]);
+  });
+
+  test("a proxy's credentials are sent as Proxy-Authorization, and its password is never shown", async () => {
+    await target();
+    proxy = await forwardProxy();
+    const withCredentials = proxy.url.replace('http://', 'http://qa:pr%40xy-pass@');
+    const api = new Client(testConfig(server!.url, { network: through(withCredentials) }));
+    expect((await api.get('/pets')).status).toBe(200);
+    expect(proxy.authorizations).toContain(`Basic ${Buffer.from('qa:pr@xy-pass').toString('base64')}`);
+    expect(redact('password pr@xy-pass, as written pr%40xy-pass')).toBe('password ***, as written ***');
+  });
+
+  test('a proxy that cannot reach the target fails the request, naming the proxy answer', async () => {
+    await target();
+    proxy = await forwardProxy({ refuseWith: 502 });
+    const api = new Client(testConfig(server!.url, { network: through(proxy.url) }));
+    const err = await rejection(api.get('/pets'));
+    expect(err.received).toMatch(/Proxy response \(502\)/);
+  });
+});
+
+describe('the client over TLS (settings from Config.network)', () => {
+  let certs: Certificates;
+  let dir: string;
+  let https: HttpsServer | undefined;
+  beforeAll(() => {
+    dir = mkdtempSync(path.join(tmpdir(), 'petstore-conformance-client-tls-'));
+    certs = makeCertificates(dir);
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  afterEach(async () => {
+    https?.closeAllConnections();
+    await new Promise((resolve) => https?.close(resolve) ?? resolve(undefined));
+    https = undefined;
+  });
+
+  async function httpsServer(options: object): Promise<string> {
+    https = createHttpsServer(options, (req, res) => {
+      req.resume();
+      res.writeHead(200, { 'content-type': 'application/json' }).end('[]');
+    });
+    await new Promise<void>((resolve) => https!.listen(0, '127.0.0.1', resolve));
+    return `https://127.0.0.1:${(https.address() as { port: number }).port}/v1`;
+  }
+
+  test('--ca-cert adds a CA to the ones Node trusts, it does not replace them', () => {
+    const { ca } = tlsConnectOptions({ ca: 'PEM' }) as { ca: string[] };
+    expect(ca.at(-1)).toBe('PEM');
+    expect(ca.length).toBeGreaterThanOrEqual(rootCertificates.length + 1);
+    expect(tlsConnectOptions(undefined)).toEqual({});
+    expect(tlsConnectOptions({ insecure: true })).toEqual({ rejectUnauthorized: false });
+  });
+
+  test('a server certificate signed by the CA given is trusted; without it the request fails, saying why', async () => {
+    const url = await httpsServer({ cert: certs.pem('serverCert'), key: certs.pem('serverKey') });
+    const trusted = new Client(testConfig(url, { network: { tls: { ca: certs.pem('caCert') } } }));
+    expect((await trusted.get('/pets')).status).toBe(200);
+    const err = await rejection(new Client(testConfig(url)).get('/pets'));
+    expect(err.received).toMatch(
+      /issued by a CA this machine does not trust \(UNABLE_TO_VERIFY_LEAF_SIGNATURE\)/,
+    );
+  });
+
+  test('a client certificate is presented to a server that asks for one', async () => {
+    const url = await httpsServer({
+      cert: certs.pem('serverCert'),
+      key: certs.pem('serverKey'),
+      requestCert: true,
+      rejectUnauthorized: true,
+      ca: certs.pem('caCert'),
+    });
+    const network = {
+      tls: { ca: certs.pem('caCert'), cert: certs.pem('clientCert'), key: certs.pem('clientKey') },
+    };
+    expect((await new Client(testConfig(url, { network })).get('/pets')).status).toBe(200);
   });
 });

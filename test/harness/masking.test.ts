@@ -4,7 +4,8 @@ import { Client } from '../../suites/harness/client.ts';
 import { ConformanceError } from '../../suites/harness/errors.ts';
 import { formatExchange } from '../../suites/harness/exchange.ts';
 import { expectStatus } from '../../suites/harness/expect.ts';
-import { createRedactor } from '../../suites/harness/redact.ts';
+import { createRedactor, MASK } from '../../suites/harness/redact.ts';
+import { SPECIAL_KEY, spellingsOf } from '../spellings.ts';
 import { httpServer, silentServer, type TestServer, testConfig } from './servers.ts';
 
 const KEY = 's3cr3t-KEY-4711';
@@ -161,5 +162,49 @@ describe('secrets are masked everywhere a failure shows', () => {
     expect(redactor.text('GET /v1/pets?api_key=k%27ey%201')).toBe('GET /v1/pets?api_key=***');
     expect(redactor.text('api_key=k%27ey+1')).toBe('api_key=***');
     expect(redactor.text("api_key=k'ey%201")).toBe('api_key=***');
+  });
+});
+
+describe('the redactor masks a secret in every spelling', () => {
+  const redactor = createRedactor([SPECIAL_KEY]);
+  const spellings = Object.entries(spellingsOf(SPECIAL_KEY));
+
+  test.each(spellings)('%s, in text', (_name, spelling) => {
+    expect(redactor.text(`before ${spelling} after`)).toBe(`before ${MASK} after`);
+  });
+
+  test.each(spellings)('%s, in UTF-8 bytes and in Latin-1 bytes', (_name, spelling) => {
+    expect(redactor.bytes(Buffer.from(`<${spelling}>`, 'utf8')).toString('utf8')).toBe(`<${MASK}>`);
+    if ([...spelling].every((c) => c.charCodeAt(0) <= 0xff)) {
+      expect(redactor.bytes(Buffer.from(`<${spelling}>`, 'latin1')).toString('latin1')).toBe(`<${MASK}>`);
+    }
+  });
+
+  test('spellings mixed within one occurrence: only some characters escaped', () => {
+    const mixed = SPECIAL_KEY.replace('é', '\\u00e9').replace('&', '%26').replace('<', '&lt;');
+    expect(redactor.text(`"${mixed}"`)).toBe(`"${MASK}"`);
+  });
+
+  test('a base64 token that holds the key is masked whole; the text around it is kept', () => {
+    const basic = Buffer.from(`user:${SPECIAL_KEY}`).toString('base64');
+    expect(redactor.text(`Authorization-Echo: Basic ${basic}\r\nx`)).toBe(
+      `Authorization-Echo: Basic ${MASK}\r\nx`,
+    );
+    expect(redactor.text(`{"token":"${basic}","n":1}`)).toBe(`{"token":"${MASK}","n":1}`);
+  });
+
+  test('nothing else is masked: other text, parts of the key, a short key in base64', () => {
+    const text = 'k/ é+ &"<> plain text, k%2F%C3%A9, azEyMzQ1 and a JSON {"a":"b\\/c"}';
+    expect(redactor.text(text)).toBe(text);
+    const short = createRedactor(['k1234']);
+    expect(short.text(`${Buffer.from('k1234').toString('base64')} k1234`)).toBe(`azEyMzQ= ${MASK}`);
+  });
+
+  test('hostile input ends: a megabyte of backslashes, percent signs and ampersands', () => {
+    for (const c of ['\\', '%25', '&amp;']) {
+      const text = c.repeat(300_000);
+      expect(redactor.text(text)).toBe(text);
+      expect(redactor.bytes(Buffer.from(text)).toString()).toBe(text);
+    }
   });
 });

@@ -65,6 +65,7 @@ export function testConfig(baseUrl: string, fields: Partial<Config> = {}): Confi
     readOnly: false,
     strict: false,
     only: [],
+    exclude: [],
     seed: 42,
     timeoutMs: 1_000,
     runId: 'harness-test',

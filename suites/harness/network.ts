@@ -1,0 +1,274 @@
+/**
+ * How requests reach the target: the undici dispatcher built from Config.network (proxies and TLS),
+ * shared by the suites' client and the command's reachability check so that both go the same way,
+ * and the sentence that says why a connection could not be made.
+ *
+ * Proxies are undici's own EnvHttpProxyAgent, given the settings the command resolved from
+ * --proxy, HTTP_PROXY, HTTPS_PROXY and NO_PROXY (either case): nothing here reads the environment,
+ * and nothing here speaks the proxy protocol itself. TLS settings go into the connector of direct
+ * connections (`connect`) and of connections tunnelled through a proxy (`requestTls`); an https://
+ * proxy is trusted the same way (`proxyTls`).
+ */
+import * as tls from 'node:tls';
+import { Agent, type Dispatcher, EnvHttpProxyAgent } from 'undici';
+import type { Network, TlsSettings } from './config.ts';
+
+/** Connection-pool options of the dispatcher (undici Agent options). */
+export interface PoolOptions {
+  readonly connections?: number;
+  readonly pipelining?: number;
+  readonly keepAliveTimeout?: number;
+  readonly keepAliveMaxTimeout?: number;
+  /** Limit for the TCP and TLS handshakes (undici's default: 10 s). */
+  readonly connectTimeoutMs?: number;
+}
+
+/** A dispatcher that reaches targets as `network` says: directly or through a proxy, with its TLS settings. */
+export function createDispatcher(network: Network | undefined, pool: PoolOptions = {}): Dispatcher {
+  const { connectTimeoutMs, ...agentOptions } = pool;
+  const timeout = connectTimeoutMs === undefined ? {} : { timeout: connectTimeoutMs };
+  const tlsOptions = { ...tlsConnectOptions(network?.tls), ...timeout };
+  const proxy = network?.proxy;
+  if (!proxy || (proxy.http === '' && proxy.https === '')) {
+    return new Agent({ ...agentOptions, connect: tlsOptions });
+  }
+  // The proxy's own certificate is checked against the same trust (a CA given with --ca-cert, or
+  // none with --insecure); a client certificate is for the target only.
+  const { cert: _cert, key: _key, ...proxyTls } = tlsOptions;
+  return new EnvHttpProxyAgent({
+    ...agentOptions,
+    httpProxy: proxy.http,
+    httpsProxy: proxy.https,
+    noProxy: proxy.noProxy,
+    connect: tlsOptions,
+    requestTls: tlsOptions,
+    proxyTls,
+  });
+}
+
+/** The options of tls.connect() that TlsSettings ask for; none for Node's defaults. */
+export function tlsConnectOptions(settings: TlsSettings | undefined): tls.ConnectionOptions {
+  if (!settings) return {};
+  return {
+    // `ca` replaces Node's list: the defaults are listed again, so that --ca-cert adds a CA.
+    ...(settings.ca === undefined ? {} : { ca: [...defaultCertificates(settings.extraCa), settings.ca] }),
+    ...(settings.cert === undefined ? {} : { cert: settings.cert }),
+    ...(settings.key === undefined ? {} : { key: settings.key }),
+    ...(settings.insecure ? { rejectUnauthorized: false } : {}),
+  };
+}
+
+/**
+ * The certificates Node trusts by default: its bundled list, plus NODE_EXTRA_CA_CERTS. Node 22.15
+ * and later list them itself (and the system store under --use-system-ca); Node 20 lists only the
+ * bundled ones, so the extra file's text is added as the command read it.
+ */
+function defaultCertificates(extraCa: string | undefined): string[] {
+  const list = (tls as { getCACertificates?: (type: string) => string[] }).getCACertificates;
+  if (typeof list === 'function') return list('default');
+  return [...tls.rootCertificates, ...(extraCa === undefined ? [] : [extraCa])];
+}
+
+/**
+ * The secrets of the network settings, for the redactors: the password of a proxy URL
+ * (http://user:password@proxy:3128), as written and decoded.
+ */
+export function proxySecrets(network: Network | undefined): string[] {
+  const out = new Set<string>();
+  for (const raw of [network?.proxy?.http, network?.proxy?.https]) {
+    if (!raw) continue;
+    let password = '';
+    try {
+      password = new URL(raw).password;
+    } catch {
+      continue;
+    }
+    if (password === '') continue;
+    out.add(password);
+    try {
+      out.add(decodeURIComponent(password));
+    } catch {}
+  }
+  return [...out];
+}
+
+/** Why a connection to the target could not be made, in words: what failed and how to fix it. */
+export interface ConnectionFailure {
+  /**
+   * untrusted: the target's certificate is not trusted (or not valid for its name, or expired);
+   * client-certificate: mutual TLS failed; not-tls: an https:// URL at a server that does not speak
+   * TLS; unreachable: no connection at all (refused, unknown host, no route, the proxy refused).
+   */
+  readonly kind: 'untrusted' | 'client-certificate' | 'not-tls' | 'unreachable';
+  /** One line, no secret in it. */
+  readonly message: string;
+}
+
+const UNTRUSTED: Record<string, string> = {
+  DEPTH_ZERO_SELF_SIGNED_CERT: 'it is self-signed',
+  SELF_SIGNED_CERT_IN_CHAIN: 'its chain ends in a self-signed CA this machine does not trust',
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: 'it is issued by a CA this machine does not trust',
+  UNABLE_TO_GET_ISSUER_CERT_LOCALLY: 'it is issued by a CA this machine does not trust',
+  UNABLE_TO_GET_ISSUER_CERT: 'its issuer is unknown',
+  CERT_UNTRUSTED: 'it is not trusted',
+  CERT_SIGNATURE_FAILURE: 'its signature does not verify',
+  CERT_REVOKED: 'it is revoked',
+  CERT_REJECTED: 'it is rejected',
+  INVALID_CA: 'its issuer is not a valid CA',
+  INVALID_PURPOSE: 'it is not meant for a TLS server',
+  CERT_CHAIN_TOO_LONG: 'its chain is too long',
+  PATH_LENGTH_EXCEEDED: 'its chain is too long',
+};
+const EXPIRED: Record<string, string> = {
+  CERT_HAS_EXPIRED: 'it has expired',
+  CERT_NOT_YET_VALID: 'it is not valid yet',
+};
+const HOST_NAME = new Set(['ERR_TLS_CERT_ALTNAME_INVALID', 'HOSTNAME_MISMATCH']);
+/** TLS alerts a server sends when it wants a client certificate, or refuses the one it got. */
+const CLIENT_CERTIFICATE = new Set([
+  'ERR_SSL_TLSV13_ALERT_CERTIFICATE_REQUIRED',
+  'ERR_SSL_SSLV3_ALERT_HANDSHAKE_FAILURE',
+  'ERR_SSL_SSLV3_ALERT_BAD_CERTIFICATE',
+  'ERR_SSL_SSLV3_ALERT_CERTIFICATE_UNKNOWN',
+  'ERR_SSL_SSLV3_ALERT_CERTIFICATE_EXPIRED',
+  'ERR_SSL_SSLV3_ALERT_CERTIFICATE_REVOKED',
+  'ERR_SSL_TLSV1_ALERT_UNKNOWN_CA',
+  'ERR_SSL_TLSV1_ALERT_ACCESS_DENIED',
+]);
+const NOT_TLS = new Set(['ERR_SSL_WRONG_VERSION_NUMBER', 'ERR_SSL_PACKET_LENGTH_TOO_LONG']);
+const UNREACHABLE: Record<string, string> = {
+  ECONNREFUSED: 'connection refused',
+  ENOTFOUND: 'host name not found',
+  EAI_AGAIN: 'host name not found',
+  EHOSTUNREACH: 'no route to host',
+  ENETUNREACH: 'no route to host',
+  EHOSTDOWN: 'host is down',
+  EADDRNOTAVAIL: 'address not available',
+  UND_ERR_CONNECT_TIMEOUT: 'no connection within the time limit',
+  ETIMEDOUT: 'no connection within the time limit',
+};
+
+const TRUST_FIX =
+  'trust its CA with --ca-cert <pem> or NODE_EXTRA_CA_CERTS=<pem>, or skip the check with --insecure';
+
+/**
+ * Why an error of a request means the target could not be reached at all, or undefined when the
+ * connection was made and the server misbehaved (reset, garbage, silence): that is for the suite
+ * to judge. `target` is the URL asked for; `network` says whether a proxy was in the way.
+ */
+export function connectionFailure(
+  error: unknown,
+  target: URL,
+  network?: Network,
+): ConnectionFailure | undefined {
+  const host = target.host;
+  const proxy = proxyOf(target, network);
+  for (const err of causes(error)) {
+    const code = err.code ?? '';
+    if (code === 'UND_ERR_PRX_TLS') {
+      return {
+        kind: 'untrusted',
+        message: `the certificate of the proxy ${proxy?.shown ?? ''} is not valid for its name (${code}); ${TRUST_FIX}`,
+      };
+    }
+    if (UNTRUSTED[code] !== undefined) {
+      return {
+        kind: 'untrusted',
+        message: `the certificate of ${host} is not trusted: ${UNTRUSTED[code]} (${code}); ${TRUST_FIX}`,
+      };
+    }
+    if (EXPIRED[code] !== undefined) {
+      return {
+        kind: 'untrusted',
+        message: `the certificate of ${host} is not trusted: ${EXPIRED[code]} (${code}); renew it, or skip the check with --insecure`,
+      };
+    }
+    if (HOST_NAME.has(code)) {
+      const reason = typeof err.reason === 'string' ? `: ${err.reason.replace(/[.:\s]+$/, '')}` : '';
+      return {
+        kind: 'untrusted',
+        message: `the certificate of ${host} is not valid for the name ${target.hostname}${reason} (${code}); use a name the certificate holds in the base URL, or skip the check with --insecure`,
+      };
+    }
+    if (CLIENT_CERTIFICATE.has(code)) {
+      return {
+        kind: 'client-certificate',
+        message: network?.tls?.cert
+          ? `${host} refused the client certificate given with --client-cert (${code}): the server does not trust its issuer, or it has expired`
+          : `${host} asks for a client certificate (mutual TLS) and refused the connection without one (${code}); give --client-cert <pem> and --client-key <pem>`,
+      };
+    }
+    if (NOT_TLS.has(code)) {
+      return {
+        kind: 'not-tls',
+        message: `${host} does not answer in TLS (${code}): is the base URL meant to start with http://?`,
+      };
+    }
+    const proxyStatus = /^Proxy response \((\d+)\)/.exec(err.message ?? '');
+    if (proxyStatus) {
+      const status = Number(proxyStatus[1]);
+      const why =
+        status === 407
+          ? 'asks for credentials (407): give them in the proxy URL, http://user:password@host:port'
+          : `answered ${status} when asked to connect to ${host}`;
+      return {
+        kind: 'unreachable',
+        message: `target unreachable: ${host}: the proxy ${proxy?.shown} ${why}`,
+      };
+    }
+    if (/Proxy Authentication Required/.test(err.message ?? '')) {
+      return {
+        kind: 'unreachable',
+        message: `target unreachable: ${host}: the proxy ${proxy?.shown} asks for credentials (407): give them in the proxy URL, http://user:password@host:port`,
+      };
+    }
+    if (UNREACHABLE[code] !== undefined) {
+      const atProxy = proxy !== undefined && err.port !== undefined && String(err.port) === proxy.port;
+      return {
+        kind: 'unreachable',
+        message: atProxy
+          ? `target unreachable: ${host}: the proxy ${proxy.shown}: ${UNREACHABLE[code]} (is the proxy running?)`
+          : `target unreachable: ${host}: ${UNREACHABLE[code]} (is the server running at ${target.origin}${target.pathname.replace(/\/+$/, '')}?)`,
+      };
+    }
+  }
+  return undefined;
+}
+
+interface ErrorLike {
+  code?: string;
+  message?: string;
+  reason?: unknown;
+  port?: number | string;
+  cause?: unknown;
+}
+
+/** The error and the errors it wraps (undici wraps some connection errors in others). */
+function causes(error: unknown): ErrorLike[] {
+  const out: ErrorLike[] = [];
+  let current: unknown = error;
+  while (current && typeof current === 'object' && out.length < 5) {
+    out.push(current as ErrorLike);
+    current = (current as ErrorLike).cause;
+  }
+  return out;
+}
+
+/**
+ * The proxy the settings name for `target`'s scheme, shown without credentials, or undefined when
+ * there is none. Only to word a message about an error that came from a proxy (a CONNECT refused, a
+ * refused connection to the proxy's port): whether NO_PROXY bypassed it is undici's business.
+ */
+function proxyOf(target: URL, network: Network | undefined): { shown: string; port: string } | undefined {
+  const settings = network?.proxy;
+  if (!settings) return undefined;
+  const raw = target.protocol === 'https:' ? settings.https : settings.http;
+  if (raw === '') return undefined;
+  try {
+    const url = new URL(raw);
+    const port = url.port || (url.protocol === 'https:' ? '443' : '80');
+    return { shown: `${url.protocol}//${url.host} (${settings.from})`, port };
+  } catch {
+    return { shown: `(${settings.from})`, port: '' };
+  }
+}
