@@ -26,7 +26,7 @@ const [kind = 'reference', petsArg = '0'] = process.argv.slice(2);
 let requests = 0;
 
 async function startReference(pets: number) {
-  const store = new PetStore();
+  const store = new PetStore({ maxPets: Math.max(pets, 10_000) });
   for (let i = 1; i <= pets; i++) store.add({ id: BigInt(i), name: `pet ${i}`, tag: 'bench' });
   // Measure the steady state: the garbage of filling is collected before any request is served.
   globalThis.gc?.();
