@@ -93,17 +93,22 @@ export async function startReferenceServer(options: StartOptions = {}): Promise<
     // turned off below, would answer without a body).
     if (req.headers.host === undefined && req.httpVersion === '1.1')
       return refuseAndClose(req, res, 400, 'the request has no Host header (RFC 9112 §3.2)');
-    // RFC 9112 §6.1: a transfer coding the server does not understand is answered 501. node:http
-    // decodes chunked, the only one this server implements, and passes `gzip, chunked` on as chunked:
-    // the body would be read still compressed. (Chunked not last, or alone an unknown coding, is a
-    // framing error that node:http answers 400 through clientError, as §6.3 asks.)
-    const coding = req.headers['transfer-encoding'];
-    if (coding !== undefined && coding.trim().toLowerCase() !== 'chunked')
+    // Transfer codings. node:http decodes chunked, the only one this server implements. A list whose
+    // last coding is not chunked (`gzip`, `chunked, gzip`) has a body of unknown length: node:http's
+    // parser fails on it right after its headers, and answerClientError answers 400, as RFC 9112 §6.3
+    // asks. Chunked after another coding (`gzip, chunked`) is passed on as chunked, and the body
+    // would be read still encoded: 501, a coding not implemented (RFC 9112 §6.1).
+    const codings = req.headers['transfer-encoding']
+      ?.toLowerCase()
+      .split(',')
+      .map((c) => c.trim());
+    if (codings !== undefined && codings.at(-1) !== 'chunked') return;
+    if (codings !== undefined && codings.length > 1)
       return refuseAndClose(
         req,
         res,
         501,
-        `the transfer coding ${JSON.stringify(coding)} is not implemented; only chunked is (RFC 9112 §6.1)`,
+        `the transfer coding ${JSON.stringify(req.headers['transfer-encoding'])} is not implemented; only chunked, alone, is (RFC 9112 §6.1)`,
       );
     serve(req, res);
   };
