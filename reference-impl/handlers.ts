@@ -128,7 +128,7 @@ export async function createReferenceHandler(options: ReferenceOptions = {}): Pr
     // CREATE-UNSUPPORTED-MEDIA-TYPE: the body must be application/json (UTF-8, not encoded).
     if (!isJsonContent(req))
       return sendProblem(res, 415, 'the body must be application/json (UTF-8, no Content-Encoding)');
-    // CREATE-BODY-TOO-LARGE: readBody answers 413 itself beyond MAX_BODY_BYTES (16 KiB).
+    // CREATE-BODY-TOO-LARGE: readBody answers 413 itself beyond MAX_BODY_BYTES (8 KiB).
     const body = await readBody(req, res);
     if (body === undefined) return;
     // CREATE-MALFORMED-JSON: not UTF-8, empty, too deep, not JSON.

@@ -2,7 +2,7 @@
  * Reading a JSON request body exactly. Numbers are kept as their digits (lossless-json), so an int64
  * id never passes through a JS double; what cannot be read is reported as a message for a 400.
  */
-import { isLosslessNumber, parse } from 'lossless-json';
+import { parse } from 'lossless-json';
 import { MAX_DEPTH } from './limits.ts';
 
 export { MAX_DEPTH };
@@ -14,7 +14,11 @@ export type ReadResult =
       ok: true;
       /** The value to keep: every number is a LosslessNumber, digit for digit. */
       value: unknown;
-      /** The same value with every number a JS number, for the schema validator (see validationView). */
+      /**
+       * The same text as JSON.parse reads it, every number a JS double: what the schema validator
+       * judges. A double judges types, enums and required properties correctly; what it cannot judge,
+       * whether an integer lies within int64, is checked on the digits (store.ts int64Text).
+       */
       view: unknown;
     }
   | { ok: false; detail: string };
@@ -35,12 +39,16 @@ export function readJson(body: Buffer): ReadResult {
   if (text.trim() === '') return { ok: false, detail: 'the body is empty; a JSON Pet object is required' };
   if (nestingDepth(text) > MAX_DEPTH)
     return { ok: false, detail: `the body nests arrays or objects deeper than ${MAX_DEPTH} levels` };
+  let value: unknown;
   try {
-    const value = parse(text);
-    return { ok: true, value, view: validationView(value) };
+    value = parse(text);
   } catch (error) {
     return { ok: false, detail: `the body is not valid JSON: ${(error as Error).message}` };
   }
+  // lossless-json accepted the text, so JSON.parse reads the same structure: the same keys in the
+  // same order (a key repeated with another value was refused above; JSON.parse, too, makes
+  // `__proto__` an own property), each number the double of its digits.
+  return { ok: true, value, view: JSON.parse(text) };
 }
 
 /**
@@ -64,24 +72,4 @@ function nestingDepth(text: string): number {
     } else if (c === 0x5d /* ] */ || c === 0x7d /* } */) depth--;
   }
   return deepest;
-}
-
-/**
- * A copy of a lossless value with every number as a JS number, for the schema validator: ajv checks
- * types, enums and required properties on it, which a double judges correctly. What a double cannot
- * judge, whether an integer lies within int64, is checked on the digits (store.ts int64Text).
- * Recursion is bounded by MAX_DEPTH.
- */
-export function validationView(value: unknown): unknown {
-  if (isLosslessNumber(value)) return Number(value.toString());
-  if (Array.isArray(value)) return value.map(validationView);
-  if (value !== null && typeof value === 'object') {
-    const copy: Record<string, unknown> = {};
-    for (const [key, item] of Object.entries(value)) {
-      // defineProperty, not assignment: a `__proto__` key stays an own property of the copy
-      Object.defineProperty(copy, key, { value: validationView(item), enumerable: true, writable: true });
-    }
-    return copy;
-  }
-  return value;
 }

@@ -16,12 +16,13 @@
 export const MAX_PET_BYTES = 4 * 1024;
 
 /**
- * The largest request body read: 16 KiB, four times a pet at the cap, so that a pet at the cap still
- * fits when it is sent with whitespace or `\u` escapes. Declared or counted beyond it: 413 with
- * `Connection: close`. It also bounds the CPU one request costs: parsing, validating and serialising
- * the worst 16 KiB body takes about a millisecond (npm run bench measures the event loop under it).
+ * The largest request body read: 8 KiB, twice a pet at the cap, so that a pet at the cap still fits
+ * when it is sent with whitespace or some `\u` escapes. Declared or counted beyond it: 413 with
+ * `Connection: close`. It is also what bounds the CPU one request costs: reading, validating and
+ * serialising the costliest 8 KiB body (bench/bodies.ts) takes about 2 ms once the code is warm
+ * (`npm run bench` measures the event loop under four clients sending them).
  */
-export const MAX_BODY_BYTES = 16 * 1024;
+export const MAX_BODY_BYTES = 8 * 1024;
 
 /**
  * How deeply arrays and objects may nest in a body: 256 levels, deeper than any pet needs, shallow

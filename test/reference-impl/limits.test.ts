@@ -4,6 +4,7 @@
  */
 import type { Socket } from 'node:net';
 import { describe, expect, test } from 'vitest';
+import { hostileBodies } from '../../bench/bodies.ts';
 import { MAX_BODY_BYTES, MAX_PET_BYTES, PetStore } from '../../reference-impl/index.ts';
 import {
   call,
@@ -161,6 +162,31 @@ describe('the connection cap', () => {
       for (const socket of held) socket.destroy();
     }
   });
+});
+
+describe('the costliest bodies the limits let through (bench/bodies.ts, measured by npm run bench)', () => {
+  const ref = serverForBlock();
+  let id = 9000n;
+  const bodies = hostileBodies(() => id++);
+
+  test('each fits the body limit, so that the server reads it whole', () => {
+    for (const { body } of bodies) expect(Buffer.byteLength(body)).toBeLessThanOrEqual(MAX_BODY_BYTES);
+  });
+
+  test.each(bodies.map(({ name, body }) => [name, body]))(
+    '%s: answered as the limits say (201, or 400 or 413 with a problem body), never 5xx',
+    async (name, body) => {
+      const res = await createPet(ref.base, body);
+      if (name === 'a pet at the size cap' || name === 'escapes') expect(res.status).toBe(201);
+      else if (name === 'nesting past the depth limit') expect(res.status).toBe(400);
+      else {
+        expect(res.status).toBe(413);
+        expect(res.json()).toMatchObject({
+          detail: expect.stringMatching(/^the pet takes \d+ bytes as JSON/),
+        });
+      }
+    },
+  );
 });
 
 describe('the edges of HTTP', () => {
