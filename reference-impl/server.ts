@@ -70,8 +70,8 @@ export async function startReferenceServer(options: StartOptions = {}): Promise<
   }
   /** Every open connection. */
   const sockets = new Set<Socket>();
-  /** Connections opened beyond maxConnections: their first request is answered 503. */
-  const overCap = new WeakSet<Socket>();
+  /** Connections opened beyond maxConnections (their first request is answered 503), with the timer that closes them if none comes. */
+  const overCap = new WeakMap<Socket, NodeJS.Timeout>();
 
   const onRequest = (req: IncomingMessage, res: ServerResponse) => {
     // While closing, every response ends its connection, so that keep-alive cannot hold close() up.
@@ -81,7 +81,9 @@ export async function startReferenceServer(options: StartOptions = {}): Promise<
       res.on('close', forget);
     }
     // The connection cap: 503 (RFC 9110 §15.6.4, a temporary overload), with when to try again.
-    if (overCap.has(req.socket))
+    const overflow = overCap.get(req.socket);
+    if (overflow) {
+      clearTimeout(overflow);
       return refuseAndClose(
         req,
         res,
@@ -89,6 +91,7 @@ export async function startReferenceServer(options: StartOptions = {}): Promise<
         `the server has ${maxConnections} connections open, the most it serves at once; try again in a second`,
         { 'Retry-After': '1' },
       );
+    }
     // RFC 9112 §3.2: an HTTP/1.1 request without Host is answered 400 (node:http's own check,
     // turned off below, would answer without a body).
     if (req.headers.host === undefined && req.httpVersion === '1.1')
@@ -130,9 +133,9 @@ export async function startReferenceServer(options: StartOptions = {}): Promise<
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
     if (sockets.size > maxConnections) {
-      overCap.add(socket);
       // A connection over the cap gets one answer, and only if it asks for it soon.
       const timer = setTimeout(() => socket.destroy(), OVERFLOW_WAIT_MS);
+      overCap.set(socket, timer);
       socket.once('close', () => clearTimeout(timer));
     }
   });
@@ -141,6 +144,9 @@ export async function startReferenceServer(options: StartOptions = {}): Promise<
   // it is answered by the handler all the same, as any other method (this server is no proxy: its
   // host:port target names no resource here, 404; on a path of the API, 405 with Allow).
   server.on('connect', (req: IncomingMessage, socket: Duplex) => {
+    // node:http's timeouts no longer watch this socket
+    const timer = setTimeout(() => socket.destroy(), requestTimeout);
+    socket.once('close', () => clearTimeout(timer));
     const res = new ServerResponse(req);
     res.shouldKeepAlive = false;
     res.assignSocket(socket as Socket);
