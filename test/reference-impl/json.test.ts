@@ -2,6 +2,8 @@
  * Reading bodies (json.ts, lossless-json) and storing pets (store.ts), without HTTP: every documented
  * choice of reference-impl/README.md about bodies, checked on the value the handler would store.
  */
+import fc from 'fast-check';
+import { isLosslessNumber } from 'lossless-json';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { type Contract, loadContract } from '../../reference-impl/contract.ts';
 import { MAX_DEPTH, readJson } from '../../reference-impl/json.ts';
@@ -101,6 +103,38 @@ describe('the documented choices about bodies', () => {
   test('text that is not JSON is told why, with the message of lossless-json', () => {
     const read = readJson(Buffer.from('{"id":5,"name":"x",}'));
     expect(read).toMatchObject({ ok: false, detail: expect.stringMatching(/^the body is not valid JSON: /) });
+  });
+});
+
+describe('the view the validator judges', () => {
+  /** The kept value with every number as its double: what the view must be. */
+  const doubles = (value: unknown): unknown => {
+    if (isLosslessNumber(value)) return Number(value.toString());
+    if (Array.isArray(value)) return value.map(doubles);
+    if (value !== null && typeof value === 'object')
+      return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, doubles(v)]));
+    return value;
+  };
+
+  test('is the kept value with its numbers as doubles, same keys in the same order, for any text read', () => {
+    const numbers = fc.constantFrom('-0', '1.0', '1e2', '0.5', '-1E-3', '9223372036854775808', '1e999');
+    const text = fc.oneof(
+      fc.json(),
+      fc.tuple(fc.json(), numbers).map(([json, n]) => `{"id":${n},"name":"x","__proto__":${json}}`),
+      fc
+        .tuple(fc.string(), fc.json())
+        .map(([k, a]) => `{${JSON.stringify(k)}:${a},${JSON.stringify(k)}:${a}}`),
+    );
+    fc.assert(
+      fc.property(text, (t) => {
+        const read = readJson(Buffer.from(t));
+        if (!read.ok) return;
+        expect(read.view).toStrictEqual(doubles(read.value));
+        if (read.view !== null && typeof read.view === 'object')
+          expect(Object.keys(read.view)).toEqual(Object.keys(read.value as object));
+      }),
+      { numRuns: 1000, seed: 20261123 },
+    );
   });
 });
 
