@@ -19,8 +19,8 @@ export const MAX_PET_BYTES = 4 * 1024;
  * The largest request body read: 8 KiB, twice a pet at the cap, so that a pet at the cap still fits
  * when it is sent with whitespace or some `\u` escapes. Declared or counted beyond it: 413 with
  * `Connection: close`. It is also what bounds the CPU one request costs: reading, validating and
- * serialising the costliest 8 KiB body (bench/bodies.ts) takes about 2 ms once the code is warm
- * (`npm run bench` measures the event loop under four clients sending them).
+ * serialising the costliest 8 KiB body (bench/bodies.ts) takes under a millisecond once the code is
+ * warm, 20–25 ms the first time (`npm run bench` measures the event loop under four clients sending them).
  */
 export const MAX_BODY_BYTES = 8 * 1024;
 
