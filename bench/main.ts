@@ -8,7 +8,10 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
+import { Client } from 'undici';
+import { DEFAULT_MAX_PETS, MAX_PET_BYTES } from '../reference-impl/index.ts';
 import { packageRoot } from '../spec/paths.ts';
+import { hostileBodies } from './bodies.ts';
 import type { Canned, ChildMessage, ParentMessage } from './server.ts';
 
 const root = packageRoot();
@@ -17,7 +20,10 @@ const quick = process.argv.includes('--quick');
 const SUITE_RUNS = quick ? 2 : 5;
 const LOAD_SECONDS = quick ? 2 : 5;
 const SCALE_SECONDS = quick ? 1 : 3;
+const STALL_SECONDS = quick ? 2 : 5;
 const CONNECTIONS = 50;
+/** Clients sending the costliest bodies at once in the event-loop benchmark. */
+const HOSTILE_CLIENTS = 4;
 
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -41,13 +47,14 @@ function timed(args: string[]): Promise<{ ms: number; code: number | null }> {
 interface Server {
   url: string;
   child: ChildProcess;
-  stats(): Promise<{ rss: number; requests: number }>;
+  stats(): Promise<Extract<ChildMessage, { type: 'stats' }>>;
+  resetLoop(): void;
   stop(): void;
 }
 
 /** Forks bench/server.ts and waits until it listens. */
 async function server(
-  kind: 'reference' | 'bare' | 'counting',
+  kind: 'reference' | 'bare' | 'counting' | 'full',
   pets = 0,
   canned?: ParentMessage,
 ): Promise<Server> {
@@ -75,6 +82,7 @@ async function server(
       child.send({ type: 'stats' } satisfies ParentMessage);
       return (await reply) as Extract<ChildMessage, { type: 'stats' }>;
     },
+    resetLoop: () => child.send({ type: 'loop-reset' } satisfies ParentMessage),
     stop: () => {
       if (child.pid && child.exitCode === null) process.kill(child.pid, 'SIGTERM');
     },
@@ -201,10 +209,104 @@ async function scaleBench() {
   return out;
 }
 
+/**
+ * The event loop of the reference while HOSTILE_CLIENTS clients send the costliest bodies its limits
+ * let through (bench/bodies.ts), one after another, and one more client asks for an unrelated pet.
+ * First each body once, cold (before the JIT has compiled the parser); then the load for
+ * STALL_SECONDS; and its floor: the same clients sending the cheapest request (GET /v1/pets/7)
+ * instead, which shows what the machine itself adds (other processes, garbage collection).
+ */
+async function stallBench() {
+  const reference = await server('reference', 1000);
+  const origin = new URL(reference.url).origin;
+  const send = async (client: Client, body: string | undefined) => {
+    const res = await client.request(
+      body === undefined
+        ? { method: 'GET', path: '/v1/pets/7' }
+        : { method: 'POST', path: '/v1/pets', headers: { 'content-type': 'application/json' }, body },
+    );
+    await res.body.dump();
+    if (res.statusCode >= 500)
+      throw new Error(`the reference answered ${res.statusCode} in the event-loop benchmark`);
+  };
+  /** HOSTILE_CLIENTS clients sending `bodies()` (undefined: GET) for STALL_SECONDS, and the unrelated GET's latencies. */
+  const phase = async (bodies: () => (string | undefined)[]) => {
+    reference.resetLoop();
+    const until = performance.now() + STALL_SECONDS * 1000;
+    let requests = 0;
+    const clients = Array.from({ length: HOSTILE_CLIENTS }, async () => {
+      const client = new Client(origin);
+      while (performance.now() < until)
+        for (const body of bodies()) {
+          await send(client, body);
+          requests++;
+        }
+      await client.close();
+    });
+    const latencies: number[] = [];
+    const unrelated = (async () => {
+      const client = new Client(origin);
+      while (performance.now() < until) {
+        const started = performance.now();
+        await send(client, undefined);
+        latencies.push(performance.now() - started);
+      }
+      await client.close();
+    })();
+    await Promise.all([...clients, unrelated]);
+    const { loopMaxMs, loopP99Ms } = await reference.stats();
+    latencies.sort((x, y) => x - y);
+    const at = (q: number) =>
+      Math.round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]! * 10) / 10;
+    return { requests, loopMaxMs, loopP99Ms, unrelated: { p50: at(0.5), p99: at(0.99), max: at(1) } };
+  };
+  try {
+    const cold = new Client(origin);
+    reference.resetLoop();
+    for (const { body } of hostileBodies(() => nextId++)) await send(cold, body);
+    const { loopMaxMs: coldLoopMaxMs } = await reference.stats();
+    await cold.close();
+    const floor = await phase(() => [undefined]);
+    const costly = await phase(() => hostileBodies(() => nextId++).map(({ body }) => body));
+    return { clients: HOSTILE_CLIENTS, seconds: STALL_SECONDS, coldLoopMaxMs, costly, floor };
+  } finally {
+    reference.stop();
+  }
+}
+
+/**
+ * The reference with its store full: DEFAULT_MAX_PETS pets, each at MAX_PET_BYTES (half of them two
+ * bytes a character in memory), after every list page has been asked for; one more create is refused.
+ */
+async function capBench() {
+  const full = await server('full');
+  try {
+    const refused = await fetch(`${full.url}/pets`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"id":-1,"name":"one too many"}',
+    });
+    if (refused.status !== 409)
+      throw new Error(`the full store answered ${refused.status} to a create, not 409`);
+    for (let limit = 1; limit <= 100; limit++) await (await fetch(`${full.url}/pets?limit=${limit}`)).text();
+    const { rss, heapUsed } = await full.stats();
+    return {
+      pets: DEFAULT_MAX_PETS,
+      petBytes: MAX_PET_BYTES,
+      rssMB: Math.round(rss / 2 ** 20),
+      heapMB: Math.round(heapUsed / 2 ** 20),
+    };
+  } finally {
+    full.stop();
+  }
+}
+
 const started = Date.now();
 const suite = await suiteBench();
 const loadResults = await loadBench();
 const scale = await scaleBench();
+const stall = await stallBench();
+const cap = await capBench();
 const thousand = scale[0]!;
 const million = scale[scale.length - 1]!;
 
@@ -251,6 +353,24 @@ const targets = [
     target: '< 400 MB',
     met: million.rssMB < 400,
   },
+  {
+    name: 'longest event-loop block, costliest bodies',
+    value: `${Math.round(Math.max(stall.costly.loopMaxMs, stall.coldLoopMaxMs))} ms`,
+    target: '< 50 ms',
+    met: Math.max(stall.costly.loopMaxMs, stall.coldLoopMaxMs) < 50,
+  },
+  {
+    name: `unrelated GET p99, ${HOSTILE_CLIENTS} costly clients`,
+    value: `${stall.costly.unrelated.p99} ms`,
+    target: '< 20 ms',
+    met: stall.costly.unrelated.p99 < 20,
+  },
+  {
+    name: 'resident memory, store full',
+    value: `${cap.rssMB} MB`,
+    target: '< 256 MB',
+    met: cap.rssMB < 256,
+  },
 ];
 
 const report = {
@@ -266,6 +386,8 @@ const report = {
   suite,
   load: loadResults,
   scale,
+  stall,
+  cap,
   targets,
   durationMs: Date.now() - started,
 };
@@ -298,6 +420,28 @@ for (const [what, r] of Object.entries(loadResults)) {
 console.log(`\n${row(['pets stored', 'list rps', 'p99 ms', 'rss MB'], [12, 10, 8, 8])}`);
 for (const s of scale)
   console.log(row([String(s.pets), String(s.rps), String(s.p99), String(s.rssMB)], [12, 10, 8, 8]));
+console.log(
+  `\n${row(['event loop', 'requests', 'loop max', 'loop p99', 'GET p50', 'GET p99', 'GET max'], [34, 9, 9, 9, 8, 8, 8])}`,
+);
+for (const [label, p] of [
+  [`${stall.clients} clients, costliest bodies`, stall.costly],
+  [`${stall.clients} clients, GET (floor)`, stall.floor],
+] as const)
+  console.log(
+    row(
+      [
+        label,
+        String(p.requests),
+        ...[p.loopMaxMs, p.loopP99Ms].map((ms) => `${Math.round(ms)} ms`),
+        ...[p.unrelated.p50, p.unrelated.p99, p.unrelated.max].map((ms) => `${ms} ms`),
+      ],
+      [34, 9, 9, 9, 8, 8, 8],
+    ),
+  );
+console.log(`each costly body once, cold: loop max ${Math.round(stall.coldLoopMaxMs)} ms`);
+console.log(
+  `store full (${cap.pets} pets of ${cap.petBytes} bytes, every page asked for): resident ${cap.rssMB} MB, heap ${cap.heapMB} MB`,
+);
 console.log(
   `\nsuite: ${Math.round(suite.wallMs)} ms median of ${suite.runs} (floor ${Math.round(suite.floorMs)} ms), ${suite.requests} requests\n`,
 );

@@ -4,10 +4,13 @@
  *   reference <pets>   the reference implementation with <pets> pets stored
  *   bare               node:http answering fixed bytes (sent by the parent), without any logic
  *   counting           the reference, counting the requests it serves
- * It sends { url } once listening and answers { type: 'stats' } with { rss, requests }.
+ *   full               the reference with its store filled to the default cap, every pet at the size cap
+ * It sends { url } once listening and answers { type: 'stats' } with its memory, the requests it
+ * served and the event loop's delays since the last { type: 'loop-reset' }.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { PetStore, startReferenceServer } from '../reference-impl/index.ts';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { DEFAULT_MAX_PETS, MAX_PET_BYTES, PetStore, startReferenceServer } from '../reference-impl/index.ts';
 
 export interface Canned {
   status: number;
@@ -16,18 +19,40 @@ export interface Canned {
 }
 export type ParentMessage =
   | { type: 'stats' }
+  | { type: 'loop-reset' }
   | { type: 'canned'; list: Canned; show: Canned; create: Canned };
 export type ChildMessage =
   | { type: 'listening'; url: string }
-  | { type: 'stats'; rss: number; requests: number };
+  | {
+      type: 'stats';
+      rss: number;
+      heapUsed: number;
+      requests: number;
+      /** The longest and the 99th percentile delay of the event loop, in ms (1 ms resolution). */
+      loopMaxMs: number;
+      loopP99Ms: number;
+    };
 
 const send = (message: ChildMessage) => process.send?.(message);
 const [kind = 'reference', petsArg = '0'] = process.argv.slice(2);
 let requests = 0;
+const loop = monitorEventLoopDelay({ resolution: 1 });
+loop.enable();
 
-async function startReference(pets: number) {
-  const store = new PetStore();
-  for (let i = 1; i <= pets; i++) store.add({ id: BigInt(i), name: `pet ${i}`, tag: 'bench' });
+/** A pet whose JSON takes exactly MAX_PET_BYTES; `wide` ones hold a two-byte character, so that V8 keeps their text at two bytes a character. */
+function petAtCap(id: number, wide: boolean) {
+  const bare = Buffer.byteLength(`{"id":${id},"name":"${wide ? 'Ā' : ''}"}`);
+  return { id, name: `${'x'.repeat(MAX_PET_BYTES - bare)}${wide ? 'Ā' : ''}` };
+}
+
+async function startReference(pets: number, full: boolean) {
+  const store = new PetStore({ maxPets: full ? DEFAULT_MAX_PETS : Math.max(pets, DEFAULT_MAX_PETS) });
+  if (full) {
+    for (let i = 1; i <= DEFAULT_MAX_PETS; i++) {
+      const added = store.add(petAtCap(i, i % 2 === 0));
+      if (added.outcome !== 'added') throw new Error(`bench: pet ${i} not added (${added.outcome})`);
+    }
+  } else for (let i = 1; i <= pets; i++) store.add({ id: BigInt(i), name: `pet ${i}`, tag: 'bench' });
   // Measure the steady state: the garbage of filling is collected before any request is served.
   globalThis.gc?.();
   const server = await startReferenceServer({
@@ -63,12 +88,17 @@ function startBare(canned: Extract<ParentMessage, { type: 'canned' }>): Promise<
 
 process.on('message', async (message: ParentMessage) => {
   if (message.type === 'stats') {
+    // the loop's figures first: the collection below would count as a delay of its own
+    const loopMaxMs = loop.max / 1e6;
+    const loopP99Ms = loop.percentile(99) / 1e6;
     globalThis.gc?.();
-    send({ type: 'stats', rss: process.memoryUsage().rss, requests });
+    const { rss, heapUsed } = process.memoryUsage();
+    send({ type: 'stats', rss, heapUsed, requests, loopMaxMs, loopP99Ms });
   }
+  if (message.type === 'loop-reset') loop.reset();
   if (message.type === 'canned' && kind === 'bare')
     send({ type: 'listening', url: await startBare(message) });
 });
 process.on('disconnect', () => process.exit(0));
 
-if (kind !== 'bare') send({ type: 'listening', url: await startReference(Number(petsArg)) });
+if (kind !== 'bare') send({ type: 'listening', url: await startReference(Number(petsArg), kind === 'full') });

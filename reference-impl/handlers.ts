@@ -8,6 +8,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type FieldError, fieldErrors, loadContract } from './contract.ts';
 import { readBody, sendJson, sendProblem } from './http.ts';
 import { readJson } from './json.ts';
+import { MAX_PET_BYTES } from './limits.ts';
 import { int64Text, type Pet, PetStore } from './store.ts';
 
 export type Handler = (req: IncomingMessage, res: ServerResponse) => void;
@@ -19,8 +20,10 @@ export interface ReferenceOptions {
   apiKeyHeader?: string;
   /** Carry the key in this query parameter instead of a header. */
   apiKeyQuery?: string;
-  /** The pets to serve; a new empty store by default. */
+  /** The pets to serve; by default a new empty store of at most `maxPets` pets. */
   store?: PetStore;
+  /** The most pets the new store holds (default 10 000); not with `store`, which has its own. */
+  maxPets?: number;
   /**
    * Called when a request reaches the 500 catch-all, which only a bug of this server can do.
    * Default: the error is written to stderr.
@@ -50,13 +53,16 @@ const INTEGER_TEXT = /^-?[0-9]+$/;
  */
 export async function createReferenceHandler(options: ReferenceOptions = {}): Promise<Handler> {
   const contract = await loadContract();
-  const store = options.store ?? new PetStore();
+  if (options.store && options.maxPets !== undefined)
+    throw new TypeError('give either store or maxPets: a store has its own maxPets');
+  const store = options.store ?? new PetStore({ maxPets: options.maxPets });
   const authorized = options.apiKey ? keyCheck(options.apiKey, options) : undefined;
   const onError = options.onError ?? ((error) => console.error('reference-impl: internal error:', error));
 
   const route = (req: IncomingMessage, res: ServerResponse): Promise<void> | void => {
     let url = req.url ?? '/';
-    if (url.charCodeAt(0) !== 0x2f /* / */) url = originForm(url); // absolute-form (RFC 9112 §3.2.2)
+    // absolute-form (RFC 9112 §3.2.2); authority-form (CONNECT's host:port) names no path here
+    if (url.charCodeAt(0) !== 0x2f /* / */) url = originForm(url);
     const q = url.indexOf('?');
     const path = q === -1 ? url : url.slice(0, q);
     const query = q === -1 ? '' : url.slice(q + 1);
@@ -122,11 +128,10 @@ export async function createReferenceHandler(options: ReferenceOptions = {}): Pr
     // CREATE-UNSUPPORTED-MEDIA-TYPE: the body must be application/json (UTF-8, not encoded).
     if (!isJsonContent(req))
       return sendProblem(res, 415, 'the body must be application/json (UTF-8, no Content-Encoding)');
-    // CREATE-BODY-TOO-LARGE: readBody answers 413 itself beyond 1 MiB.
+    // CREATE-BODY-TOO-LARGE: readBody answers 413 itself beyond MAX_BODY_BYTES (8 KiB).
     const body = await readBody(req, res);
     if (body === undefined) return;
-    // CREATE-MALFORMED-JSON: not UTF-8, empty, too deep, not JSON. Usual pets are read by JSON.parse,
-    // the others by lossless-json, with the same result (json.ts, the fast path).
+    // CREATE-MALFORMED-JSON: not UTF-8, empty, too deep, not JSON.
     const read = readJson(body);
     if (!read.ok) return sendProblem(res, 400, read.detail);
     // CREATE-MISSING-REQUIRED, CREATE-WRONG-TYPE, CREATE-STATUS-OUTSIDE-ENUM, CREATE-NOT-AN-OBJECT,
@@ -144,10 +149,30 @@ export async function createReferenceHandler(options: ReferenceOptions = {}): Pr
           pointer: '#/id',
         },
       ]);
-    // CREATE-DUPLICATE-ID: the first pet stays as it was.
-    const json = store.add(pet);
-    if (json === undefined) return sendProblem(res, 409, `a pet with id ${id} exists already`);
-    sendJson(res, 201, json, { Location: `/v1/pets/${id}` });
+    const added = store.add(pet);
+    switch (added.outcome) {
+      case 'added':
+        return sendJson(res, 201, added.json, { Location: `/v1/pets/${id}` });
+      // CREATE-DUPLICATE-ID: the first pet stays as it was.
+      case 'exists':
+        return sendProblem(res, 409, `a pet with id ${id} exists already`);
+      // The document sets no size; this server keeps pets of at most 4 KiB, so that a page of 100 stays
+      // small (limits.ts). 413: the content is larger than the server is willing to process.
+      case 'too-large':
+        return sendProblem(
+          res,
+          413,
+          `the pet takes ${added.bytes} bytes as JSON; a pet may take at most ${MAX_PET_BYTES} bytes`,
+        );
+      // The store is bounded (limits.ts). 409: the request conflicts with the state of the collection,
+      // which holds all it may; not 5xx (the server did not fail) nor 429 (waiting does not help).
+      case 'full':
+        return sendProblem(
+          res,
+          409,
+          `the store is full: it holds ${store.maxPets} pets, the most it keeps; no pet was added`,
+        );
+    }
   };
 
   // showPetById — SHOW-OK, SHOW-UNKNOWN-NOT-2XX, SHOW-UNKNOWN-404, SHOW-ID-MALFORMED
@@ -204,13 +229,17 @@ function invalid(res: ServerResponse, errors: FieldError[]) {
   sendProblem(res, 400, errors.map((error) => error.detail).join('; '), errors);
 }
 
-/** The path and query of an absolute-form request target; unparseable targets become a path no route has. */
+/**
+ * The path and query of an absolute-form request target (http: or https:); any other target, such
+ * as CONNECT's host:port, is kept as it is, which no route matches (404 names it).
+ */
 function originForm(target: string): string {
+  if (!/^https?:\/\//i.test(target)) return target;
   try {
     const url = new URL(target);
     return url.pathname + url.search;
   } catch {
-    return '';
+    return target;
   }
 }
 

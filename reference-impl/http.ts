@@ -1,20 +1,12 @@
 /**
- * Writing responses and reading request bodies: JSON successes, RFC 9457 problem details, and a body
- * reader that stops at MAX_BODY_BYTES.
+ * Writing responses and reading request bodies: JSON successes, RFC 9457 problem details, a body
+ * reader that stops at MAX_BODY_BYTES, and refusals that close the connection without a reset.
  */
 import { type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { FieldError } from './contract.ts';
+import { LINGER_BYTES, LINGER_MS, MAX_BODY_BYTES, MAX_PET_BYTES } from './limits.ts';
 
-/** The largest request body read: 1 MiB. A pet is a few hundred bytes. */
-export const MAX_BODY_BYTES = 1024 * 1024;
-
-/**
- * After answering 413 the server keeps discarding what the client still sends, up to these bounds,
- * before it closes the connection: closing with unread bytes makes the kernel answer them with a
- * reset, which can reach the client before it has read the 413 (a "lingering close", as nginx does).
- */
-const LINGER_BYTES = 16 * 1024 * 1024;
-const LINGER_MS = 2_000;
+export { MAX_BODY_BYTES };
 
 /** Answers with a JSON body (ANY-JSON-CONTENT-TYPE). HEAD requests get the headers only (node:http). */
 export function sendJson(res: ServerResponse, status: number, json: string, headers?: OutgoingHttpHeaders) {
@@ -97,14 +89,32 @@ export function readBody(req: IncomingMessage, res: ServerResponse): Promise<Buf
   });
 }
 
-/**
- * 413 with `Connection: close`. The response is written whole at once, so the client can read it,
- * but ended only after the rest of the request body has been discarded (up to the linger bounds):
- * node:http closes the connection when a `Connection: close` response ends.
- */
+/** 413 (CREATE-BODY-TOO-LARGE): the body is over MAX_BODY_BYTES. */
 function tooLarge(req: IncomingMessage, res: ServerResponse) {
-  const body = problemJson(413, `the body is larger than ${MAX_BODY_BYTES} bytes (1 MiB)`);
-  res.writeHead(413, {
+  refuseAndClose(
+    req,
+    res,
+    413,
+    `the body is larger than ${MAX_BODY_BYTES} bytes, the most this server reads (a pet may take at most ${MAX_PET_BYTES} bytes as JSON)`,
+  );
+}
+
+/**
+ * Answers with a problem and `Connection: close`, without reading the request body. The response is
+ * written whole at once, so the client can read it, but ended only after the rest of the request
+ * body has been discarded (up to LINGER_BYTES or LINGER_MS): node:http closes the connection when a
+ * `Connection: close` response ends, and closing with unread bytes would answer them with a reset.
+ */
+export function refuseAndClose(
+  req: IncomingMessage,
+  res: ServerResponse,
+  status: number,
+  detail: string,
+  headers?: OutgoingHttpHeaders,
+) {
+  const body = problemJson(status, detail);
+  res.writeHead(status, {
+    ...headers,
     'Content-Type': 'application/problem+json',
     'Content-Length': Buffer.byteLength(body),
     Connection: 'close',

@@ -9,6 +9,13 @@ export {
   type ReferenceOptions,
   SUNSET_AT,
 } from './handlers.ts';
-export { MAX_BODY_BYTES } from './http.ts';
-export { CLOSE_GRACE_MS, type RunningServer, type StartOptions, startReferenceServer } from './server.ts';
-export { int64Text, type Pet, type PetStatus, PetStore } from './store.ts';
+export {
+  CLOSE_GRACE_MS,
+  DEFAULT_MAX_CONNECTIONS,
+  DEFAULT_MAX_PETS,
+  MAX_BODY_BYTES,
+  MAX_DEPTH,
+  MAX_PET_BYTES,
+} from './limits.ts';
+export { type RunningServer, type StartOptions, startReferenceServer } from './server.ts';
+export { type AddResult, int64Text, type Pet, type PetStatus, PetStore, type StoreOptions } from './store.ts';

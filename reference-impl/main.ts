@@ -4,6 +4,7 @@
  * second signal stops it at once, exit 1). Bad arguments: a message on stderr, exit 2.
  */
 import { parseArgs } from 'node:util';
+import { DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_PETS } from './limits.ts';
 import { startReferenceServer } from './server.ts';
 
 const DEFAULT_PORT = 8080;
@@ -14,6 +15,8 @@ const USAGE = `Usage: npm run reference -- [options]   (or: node dist/reference-
   --api-key <key>         require this API key on every request (env PETSTORE_API_KEY)
   --api-key-header <name> the header that carries the key (default X-API-Key)
   --api-key-query <name>  carry the key in this query parameter instead of a header
+  --max-pets <n>          the most pets the store keeps; then creates get 409 (default ${DEFAULT_MAX_PETS})
+  --max-connections <n>   the most connections served at once; then 503 (default ${DEFAULT_MAX_CONNECTIONS})
   -h, --help              print this help
 `;
 
@@ -47,6 +50,8 @@ function readOptions() {
       usageError(`--${name} must be a header or parameter name, not ${JSON.stringify(value)}`);
   }
   if (values.host === '') usageError('--host must not be empty');
+  const maxPets = positiveInteger('--max-pets', values['max-pets']);
+  const maxConnections = positiveInteger('--max-connections', values['max-connections']);
   return {
     port,
     host: values.host ?? '127.0.0.1',
@@ -54,7 +59,17 @@ function readOptions() {
     apiKey: values['api-key'] ?? (process.env.PETSTORE_API_KEY || undefined),
     apiKeyHeader: values['api-key-header'],
     apiKeyQuery: values['api-key-query'],
+    ...(maxPets === undefined ? {} : { maxPets }),
+    ...(maxConnections === undefined ? {} : { maxConnections }),
   };
+}
+
+function positiveInteger(option: string, text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const value = Number(text);
+  if (!/^[0-9]+$/.test(text) || !Number.isSafeInteger(value) || value < 1)
+    usageError(`${option} must be a positive integer, not ${JSON.stringify(text)}`);
+  return value;
 }
 
 function parse() {
@@ -67,6 +82,8 @@ function parse() {
       'api-key': { type: 'string' },
       'api-key-header': { type: 'string' },
       'api-key-query': { type: 'string' },
+      'max-pets': { type: 'string' },
+      'max-connections': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });

@@ -1,9 +1,13 @@
 /**
- * The in-memory collection of pets. Each pet is kept as the JSON text it is served as, written once
- * when it is added: listing concatenates stored strings and showing sends one, so ids keep every
- * digit (they never pass through a JS number) and serving costs no serialization.
+ * The in-memory collection of pets, bounded: at most `maxPets` pets of at most MAX_PET_BYTES each.
+ *
+ * Each pet is kept as the JSON text it is served as, written once when it is added. That is what
+ * makes its memory bounded by its size: a parsed object can take twenty times its JSON (a pet of a
+ * thousand small extra properties holds a thousand properties and number objects), its text takes
+ * its length. Ids keep every digit (they never pass through a JS number).
  */
 import { isLosslessNumber, type LosslessNumber, stringify } from 'lossless-json';
+import { DEFAULT_MAX_PETS, MAX_PET_BYTES } from './limits.ts';
 
 export type PetStatus = 'available' | 'pending' | 'sold';
 
@@ -19,6 +23,18 @@ export interface Pet {
   [extra: string]: unknown;
 }
 
+/** What add() did: stored the pet (and its JSON), or why not. Nothing changes unless 'added'. */
+export type AddResult =
+  | { outcome: 'added'; json: string }
+  | { outcome: 'exists' }
+  | { outcome: 'too-large'; bytes: number }
+  | { outcome: 'full' };
+
+export interface StoreOptions {
+  /** The most pets the store holds; default DEFAULT_MAX_PETS (10 000). */
+  maxPets?: number;
+}
+
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
 /** A JSON integer in its plain form: an optional minus sign and digits, no fraction, no exponent. */
@@ -27,7 +43,7 @@ const PLAIN_INTEGER = /^-?(0|[1-9][0-9]*)$/;
 /**
  * The canonical decimal text of an int64 written in plain digits (`-0` gives `0`), or undefined when
  * the text is not a plain integer or lies outside int64. Digit strings longer than any int64 are
- * refused before BigInt sees them, so a megabyte of digits costs nothing.
+ * refused before BigInt sees them, so a long run of digits costs nothing.
  */
 export function int64Text(text: string): string | undefined {
   if (text.length > 20 || !PLAIN_INTEGER.test(text)) return undefined;
@@ -47,16 +63,14 @@ function idTextOf(id: Pet['id']): string {
 
 /**
  * The pet's JSON text: its properties in the order given, the id written as its canonical digits,
- * every other value by lossless-json (strings escaped as JSON.stringify does, numbers digit for digit).
- * Joined from an array, the text is one flat string: a chain of `+=` would keep a rope of small
- * pieces alive per pet, which a million pets make the garbage collector's main work.
+ * every other value by lossless-json (numbers digit for digit). Joined from an array, the text is one
+ * flat string: a chain of `+=` would keep a rope of small pieces alive per pet, many times the size
+ * of the text for a pet of many small properties.
  */
 function petJson(pet: Pet, idText: string): string {
   const parts = ['{'];
   for (const key of Object.keys(pet)) {
-    const item = pet[key];
-    // strings, the usual case, directly: lossless-json would reach the same JSON.stringify slower
-    const value = key === 'id' ? idText : typeof item === 'string' ? JSON.stringify(item) : stringify(item);
+    const value = key === 'id' ? idText : stringify(pet[key]);
     if (value === undefined) continue; // undefined-valued properties of a programmatic add, as JSON.stringify does
     parts.push(parts.length > 1 ? ',' : '', JSON.stringify(key), ':', value);
   }
@@ -64,26 +78,32 @@ function petJson(pet: Pet, idText: string): string {
   return parts.join('');
 }
 
-/** How many page sizes list() keeps (the API asks for 1 to 100). */
-const MAX_PAGES = 128;
-
 export class PetStore {
+  /** The most pets this store holds. */
+  readonly maxPets: number;
   /** Canonical id text → the pet's JSON text. A Map iterates in insertion order. */
   readonly #pets = new Map<string, string>();
-  /** limit → the JSON array of the first `limit` pets, kept once that many exist. */
-  readonly #pages = new Map<number, string>();
+
+  constructor({ maxPets = DEFAULT_MAX_PETS }: StoreOptions = {}) {
+    if (!Number.isSafeInteger(maxPets) || maxPets < 1)
+      throw new RangeError(`maxPets must be a positive integer, not ${maxPets}`);
+    this.maxPets = maxPets;
+  }
 
   /**
-   * Adds a pet unless a pet with the same id exists: then nothing changes and the result is
-   * undefined. Returns the stored pet's JSON text. The caller validates the other fields (the handler
-   * checks requests against the contract first); an id that is not an int64 throws a RangeError.
+   * Adds a pet unless its id exists already, its JSON is larger than MAX_PET_BYTES, or the store holds
+   * maxPets pets: then nothing changes. The caller validates the other fields (the handler checks
+   * requests against the contract first); an id that is not an int64 throws a RangeError.
    */
-  add(pet: Pet): string | undefined {
+  add(pet: Pet): AddResult {
     const id = idTextOf(pet.id);
-    if (this.#pets.has(id)) return undefined;
+    if (this.#pets.has(id)) return { outcome: 'exists' };
     const json = petJson(pet, id);
+    const bytes = Buffer.byteLength(json);
+    if (bytes > MAX_PET_BYTES) return { outcome: 'too-large', bytes };
+    if (this.#pets.size >= this.maxPets) return { outcome: 'full' };
     this.#pets.set(id, json);
-    return json;
+    return { outcome: 'added', json };
   }
 
   /** The JSON text of the pet whose canonical id text is `id`, or undefined. */
@@ -92,28 +112,18 @@ export class PetStore {
   }
 
   /**
-   * A JSON array of the first `limit` pets in insertion order (`[]` when limit < 1). Costs O(limit)
-   * at most, whatever the number of pets: the iteration stops after `limit` entries.
+   * A JSON array of the first `limit` pets in insertion order (`[]` when limit < 1). Costs O(limit),
+   * whatever the number of pets: the iteration stops after `limit` entries.
    */
   list(limit: number): string {
-    if (limit < 1) return '[]';
-    // Pets are never removed or changed, so once `limit` pets exist the first `limit` are fixed:
-    // their page is written once and kept.
-    const full = this.#pets.size >= limit;
-    if (full) {
-      const page = this.#pages.get(limit);
-      if (page !== undefined) return page;
+    const page: string[] = [];
+    if (limit >= 1) {
+      for (const pet of this.#pets.values()) {
+        page.push(pet);
+        if (page.length >= limit) break;
+      }
     }
-    let json = '[';
-    let count = 0;
-    for (const pet of this.#pets.values()) {
-      if (count > 0) json += ',';
-      json += pet;
-      if (++count >= limit) break;
-    }
-    json += ']';
-    if (full && this.#pages.size < MAX_PAGES) this.#pages.set(limit, json);
-    return json;
+    return `[${page.join(',')}]`;
   }
 
   get size(): number {

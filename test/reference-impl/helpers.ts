@@ -134,3 +134,9 @@ export function readUntilClosed(socket: Socket, timeoutMs = 5_000, untilText?: s
 export const statusOf = (raw: string) => Number(/^HTTP\/1\.1 (\d{3})/.exec(raw)?.[1]);
 
 export const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The JSON text of a pet that takes exactly `bytes` bytes; `wide` puts a two-byte UTF-8 character in its name. */
+export function petOfSize(id: number, bytes: number, wide = false): string {
+  const bare = Buffer.byteLength(`{"id":${id},"name":"${wide ? 'Ā' : ''}"}`);
+  return `{"id":${id},"name":"${'x'.repeat(bytes - bare)}${wide ? 'Ā' : ''}"}`;
+}

@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, test } from 'vitest';
-import { createReferenceHandler } from '../../reference-impl/index.ts';
+import { createReferenceHandler, PetStore } from '../../reference-impl/index.ts';
 import { call, delay, rawConnect, readUntilClosed, startServer, statusOf } from './helpers.ts';
 
 describe('startReferenceServer and close()', () => {
@@ -56,6 +56,46 @@ describe('startReferenceServer and close()', () => {
     await server.close();
     expect(performance.now() - started).toBeLessThan(500);
     expect(statusOf(await reply)).toBe(200);
+  });
+
+  test('a request that has reached an idle keep-alive connection when close() is called is answered, not reset', async () => {
+    const server = await startServer();
+    const socket = await rawConnect(server.url);
+    let error: string | undefined;
+    socket.on('error', (e: NodeJS.ErrnoException) => {
+      error = e.code;
+    });
+    const reply = readUntilClosed(socket);
+    socket.write('GET /v1/pets HTTP/1.1\r\nHost: x\r\n\r\n');
+    await delay(50); // answered; the connection is now idle, kept alive
+    socket.write('GET /v1/pets?limit=1 HTTP/1.1\r\nHost: x\r\n\r\n');
+    // called before the server has read the second request: it is in the kernel's buffer
+    await server.close();
+    const raw = await reply;
+    expect(raw.match(/HTTP\/1\.1 \d{3}/g)).toEqual(['HTTP/1.1 200', 'HTTP/1.1 200']);
+    expect(raw.split('HTTP/1.1 200')[2]).toContain('Connection: close');
+    expect(error).toBeUndefined();
+    expect(server.internalErrors).toEqual([]);
+  });
+
+  test('a connection whose answer was under way when close() was called is closed once it is sent', async () => {
+    const store = new PetStore();
+    for (let id = 1; id <= 100; id++) store.add({ id, name: 'n'.repeat(4000) });
+    const server = await startServer({ store });
+    const socket = await rawConnect(server.url);
+    socket.pause(); // the 400 KB answer waits in the buffers until the client reads
+    socket.write('GET /v1/pets HTTP/1.1\r\nHost: x\r\n\r\n');
+    await delay(50);
+    const started = performance.now();
+    const closing = server.close();
+    const reply = readUntilClosed(socket);
+    socket.resume();
+    const raw = await reply;
+    await closing;
+    expect(statusOf(raw)).toBe(200);
+    expect(raw.length).toBeGreaterThan(100 * 4000);
+    expect(raw.endsWith('}]')).toBe(true);
+    expect(performance.now() - started).toBeLessThan(2_000);
   });
 
   test('close() refuses new connections at once', async () => {

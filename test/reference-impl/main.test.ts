@@ -9,8 +9,9 @@ import { createServer } from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, test } from 'vitest';
+import { MAX_PET_BYTES } from '../../reference-impl/limits.ts';
 import { packageRoot } from '../../spec/paths.ts';
-import { call, delay, rawConnect, readUntilClosed, statusOf } from './helpers.ts';
+import { call, createPet, delay, petOfSize, rawConnect, readUntilClosed, statusOf } from './helpers.ts';
 
 const ROOT = packageRoot();
 const OUT = path.join(ROOT, 'node_modules', '.cache', 'reference-impl-test');
@@ -41,8 +42,12 @@ interface Launched {
   stderr: () => string;
 }
 
-function launch(args: string[], env: Record<string, string> = {}): Launched {
-  const child = spawn(process.execPath, [MAIN, ...args], {
+function launch(
+  args: string[],
+  env: Record<string, string> = {},
+  { nodeOptions = [] as string[], guardMs = 20_000 } = {},
+): Launched {
+  const child = spawn(process.execPath, [...nodeOptions, MAIN, ...args], {
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -63,7 +68,7 @@ function launch(args: string[], env: Record<string, string> = {}): Launched {
   });
   url.catch(() => {});
   // Bounded: a process that outlives its test is stopped.
-  const guard = setTimeout(() => child.kill('SIGKILL'), 20_000);
+  const guard = setTimeout(() => child.kill('SIGKILL'), guardMs);
   exit.then(() => clearTimeout(guard));
   return { child, url, exit, stdout: () => stdout, stderr: () => stderr };
 }
@@ -152,7 +157,15 @@ describe('node dist/reference-impl/main.js', () => {
     const server = launch(['--help']);
     expect(await server.exit).toBe(0);
     expect(server.stdout()).toContain('default 8080');
-    for (const option of ['--port', '--host', '--api-key', '--api-key-header', '--api-key-query'])
+    for (const option of [
+      '--port',
+      '--host',
+      '--api-key',
+      '--api-key-header',
+      '--api-key-query',
+      '--max-pets',
+      '--max-connections',
+    ])
       expect(server.stdout()).toContain(option);
   });
 
@@ -166,6 +179,14 @@ describe('node dist/reference-impl/main.js', () => {
     ['an option without its value', ['--port'], {}, '--port'],
     ['an empty API key', ['--api-key', ''], {}, '--api-key must not be empty'],
     ['a header name with a space', ['--api-key-header', 'X Key'], {}, '--api-key-header must be a header'],
+    ['a --max-pets of 0', ['--max-pets', '0'], {}, '--max-pets must be a positive integer'],
+    ['a --max-pets that is not a number', ['--max-pets', '1e4'], {}, '--max-pets must be a positive integer'],
+    [
+      'a negative --max-connections',
+      ['--max-connections=-5'],
+      {},
+      '--max-connections must be a positive integer',
+    ],
   ])('%s is refused with a message and exit 2', async (_, args, env, message) => {
     const server = launch(args as string[], env as Record<string, string>);
     expect(await server.exit).toBe(2);
@@ -222,4 +243,63 @@ describe('node dist/reference-impl/main.js', () => {
       await stopped(server);
     }
   });
+});
+
+describe('a store filled to its cap, in a process with a small heap', () => {
+  const MAX_PETS = 2_000;
+  // The process needs about 25 MB of heap for itself; the store at its cap, with every pet at the
+  // size cap and half of them two bytes a character in memory, about 12 MB more.
+  const HEAP_MB = 48;
+
+  test('stays up and answering, with every acknowledged pet still there', async () => {
+    const server = launch(
+      ['--port', '0', '--max-pets', String(MAX_PETS)],
+      {},
+      {
+        nodeOptions: [`--max-old-space-size=${HEAP_MB}`],
+        guardMs: 110_000,
+      },
+    );
+    try {
+      const url = await server.url;
+      /** Runs `work(i)` for i = 0…count-1, eight at a time. */
+      const eightAtATime = async (count: number, work: (i: number) => Promise<void>) => {
+        let next = 0;
+        const worker = async () => {
+          while (next < count) await work(next++);
+        };
+        await Promise.all(Array.from({ length: 8 }, worker));
+      };
+
+      // More creates than the cap, each pet at the size cap: the first MAX_PETS are stored, the rest 409.
+      const acknowledged = new Map<number, string>();
+      const refused: number[] = [];
+      await eightAtATime(MAX_PETS + 200, async (i) => {
+        const json = petOfSize(i + 1, MAX_PET_BYTES, i % 2 === 0);
+        const res = await createPet(url, json);
+        if (res.status === 201) acknowledged.set(i + 1, json);
+        else refused.push(res.status);
+      });
+      expect(acknowledged.size).toBe(MAX_PETS);
+      expect(new Set(refused)).toEqual(new Set([409]));
+
+      // Every page, the largest answers the server builds, twice.
+      await eightAtATime(200, async (i) => {
+        const res = await call(url, 'GET', `/pets?limit=${(i % 100) + 1}`);
+        expect(res.status).toBe(200);
+      });
+
+      await eightAtATime(MAX_PETS, async (i) => {
+        const res = await call(url, 'GET', `/pets/${i + 1}`);
+        expect(res.status).toBe(200);
+        expect(res.text).toBe(acknowledged.get(i + 1));
+      });
+      expect(server.child.exitCode).toBeNull();
+      expect(server.stderr()).toBe('');
+      server.child.kill('SIGTERM');
+      expect(await server.exit).toBe(0);
+    } finally {
+      await stopped(server);
+    }
+  }, 120_000);
 });

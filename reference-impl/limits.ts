@@ -1,0 +1,71 @@
+/**
+ * Every limit of the reference implementation, with the answer a client gets when it reaches it.
+ * They bound what one client can make the process hold (memory) and do (CPU) on its single thread;
+ * reference-impl/README.md lists them for people. The values follow from what the contract needs.
+ */
+
+/**
+ * The most bytes a pet may take as the JSON it is stored and served as: 4 KiB. A pet of the Pet
+ * schema needs a few hundred bytes (an int64 id is at most 20 characters, status at most 9; the
+ * suite's generated pets have names of at most 24 graphemes and a few small extra properties); 4 KiB
+ * leaves room for long names and extra properties. Above it: 413, nothing stored.
+ *
+ * It is what lets the suite read the reference's lists back: a page of 100 pets at the cap is at most
+ * 100 × 4096 + 101 bytes (about 400 KiB), under half of the 1 MiB the suite reads of a response body.
+ */
+export const MAX_PET_BYTES = 4 * 1024;
+
+/**
+ * The largest request body read: 8 KiB, twice a pet at the cap, so that a pet at the cap still fits
+ * when it is sent with whitespace or some `\u` escapes. Declared or counted beyond it: 413 with
+ * `Connection: close`. It is also what bounds the CPU one request costs: reading, validating and
+ * serialising the costliest 8 KiB body (bench/bodies.ts) takes under a millisecond once the code is
+ * warm, 20–25 ms the first time (`npm run bench` measures the event loop under four clients sending them).
+ */
+export const MAX_BODY_BYTES = 8 * 1024;
+
+/**
+ * How deeply arrays and objects may nest in a body: 256 levels, deeper than any pet needs, shallow
+ * enough that the recursive parser and serializer cannot exhaust the stack. Deeper: 400.
+ */
+export const MAX_DEPTH = 256;
+
+/**
+ * The number of pets a store holds by default (--max-pets): 10 000, at most about 40 MiB of pets at
+ * the size cap (80 MiB in memory if every string is two-byte; `npm run bench` reports the resident
+ * memory of a store filled to this cap). A suite run creates about 300 pets. When the store is
+ * full: 409, nothing stored, every pet already stored kept.
+ */
+export const DEFAULT_MAX_PETS = 10_000;
+
+/**
+ * The most connections open at once (--max-connections): 512. The first request on a connection
+ * beyond it is answered 503 with `Retry-After: 1` and `Connection: close`; a connection beyond it
+ * that sends no request within OVERFLOW_WAIT_MS is closed. Beyond twice the cap, new connections are
+ * closed at once by node:http (server.maxConnections), unanswered.
+ */
+export const DEFAULT_MAX_CONNECTIONS = 512;
+
+/** How long a connection over the cap may take to send its request before it is closed. */
+export const OVERFLOW_WAIT_MS = 1_000;
+
+/** The time allowed for a request's headers: 10 s. Slower: 408, then the connection is closed. */
+export const HEADERS_TIMEOUT_MS = 10_000;
+
+/** The time allowed for a whole request, headers and body: 30 s by default. Slower: 408, closed. */
+export const REQUEST_TIMEOUT_MS = 30_000;
+
+/** How long an idle keep-alive connection stays open: 5 s, then it is closed (no answer is owed). */
+export const KEEP_ALIVE_TIMEOUT_MS = 5_000;
+
+/** How long close() waits for requests in flight before it cuts their connections: 5 s. */
+export const CLOSE_GRACE_MS = 5_000;
+
+/**
+ * After a refusal that closes the connection (413, 501, 503) the server keeps reading and discarding
+ * what the client still sends, up to these bounds, before it closes: closing with unread bytes makes
+ * the kernel answer them with a reset, which can reach the client before it has read the answer (a
+ * "lingering close", as nginx does).
+ */
+export const LINGER_BYTES = 16 * 1024 * 1024;
+export const LINGER_MS = 2_000;
