@@ -9,9 +9,9 @@ export function helpText(version: string): string {
 documented contract, requirement by requirement (MUST, SHOULD, MAY), and says whether it conforms.
 
 Usage: petstore-conformance [options]
-       petstore-conformance requirements [--json] [--only <prefixes>] [--exclude <prefixes>]
-       petstore-conformance compare <before> <after> [--markdown <file>]   what changed between two runs
-       petstore-conformance merge <summary.json…> --out <dir>             several deployments in one table
+       petstore-conformance requirements [--json]      the catalog: ids, levels, titles, needs
+       petstore-conformance compare <before> <after>   what changed between two runs
+       petstore-conformance merge <summary.json…> --out <dir>   several deployments in one table
        (each command's --help gives its options)
 
 Target (none: the bundled reference implementation is started on a free loopback port and checked)
