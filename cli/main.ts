@@ -8,6 +8,7 @@ import path from 'node:path';
 import { loadCatalog, type Requirement } from '../spec/catalog.ts';
 import { packageVersion } from '../spec/paths.ts';
 import type { Config } from '../suites/harness/config.ts';
+import { prepareAllureResults, previousStatuses } from './allure.ts';
 import { endLines, paintFor, progressLine, startLines } from './console.ts';
 import type { Dependencies } from './dependencies.ts';
 import { helpText } from './help.ts';
@@ -25,7 +26,7 @@ import { createRedactor, type Redactor, redactStream } from './redact.ts';
 import { junitXml, type RunRecord, summaryJson, summaryMarkdown } from './reports.ts';
 import { cannotJudgeRollUp, isSelected, rollUp, type TestOutcome } from './rollup.ts';
 import type { runSuites } from './run.ts';
-import { redactTree, rotateReportDir, writeReports } from './write.ts';
+import { HISTORY_FILE, redactTree, rotateReportDir, writeReports } from './write.ts';
 
 export const EXIT = { conformant: 0, nonConformant: 1, cannotJudge: 2 } as const;
 
@@ -291,6 +292,13 @@ async function judge(
       rollUp: summary,
       operations: spec.operations,
     };
+    // One Allure result per requirement, before the results are copied through the redactor.
+    prepareAllureResults(allureStaging, {
+      record,
+      catalog: spec.catalog,
+      outcomes,
+      previous: previousStatuses(path.join(plan.reportDir, HISTORY_FILE)),
+    });
     const written = writeReports(
       plan.reportDir,
       [
@@ -303,7 +311,7 @@ async function judge(
     );
     if (plan.html) {
       out(p.dim('rendering the Allure HTML report…'));
-      const problem = await renderHtml(plan.reportDir);
+      const problem = await renderHtml(plan.reportDir, { record, redactor });
       if (problem === undefined) {
         redactTree(path.join(plan.reportDir, 'allure-report'), redactor);
         written.push('allure-report/index.html');

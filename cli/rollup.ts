@@ -56,6 +56,8 @@ export interface RequirementResult {
   readonly gating: boolean;
   readonly tests: { readonly passed: number; readonly failed: number; readonly skipped: number };
   readonly durationMs: number;
+  /** Skipped because these requirements failed first (a precondition); the report counts it "blocked". */
+  readonly blockedBy?: readonly string[];
 }
 
 export interface RollUp {
