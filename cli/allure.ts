@@ -437,7 +437,7 @@ export function environmentProperties(record: RunRecord, previous?: ReadonlyMap<
   const c = requirementCounts(record);
   const entries: [string, string][] = [
     ['verdict', reportName(record).split(' · ').slice(0, 2).join(' · ')],
-    ['since the previous report', changesLine(changes(record, previous))],
+    ['vs last report', changesLine(changes(record, previous))],
     ['failed', `${c.failed} of ${c.total} requirements${c.failed > 0 ? ` (${gating.length} gating)` : ''}`],
     ['passed', String(c.passed)],
     ['blocked', String(c.blocked)],

@@ -136,8 +136,37 @@ export function finishReport(outputDir: string, redactor: Redactor): string | un
     rmSync(file, { force: true });
     return "Allure's page still loads its analytics tag after it was removed; the report was not written";
   }
-  writeFileSync(file, redactEmbedded(page, redactor));
+  writeFileSync(file, redactEmbedded(withVerdictFirst(page), redactor));
   return undefined;
+}
+
+/**
+ * Keeps the page on its header (the verdict) when it opens. On load, Allure's tree gives keyboard
+ * focus to its first leaf and scrolls it to the middle of the pane whenever it sits below the
+ * fold (or within the height of the tree's sticky filter bar of it), which on a 900-pixel window
+ * is always: the report opened on the tree with its name, the verdict, scrolled out of sight.
+ * Until the reader scrolls, types, clicks or touches, the pane's scroll is put back to the top; a
+ * link to a test result (a #hash) opens where it points.
+ */
+export const VERDICT_FIRST = `<script>
+      (function () {
+        if (location.hash) return;
+        var reading = false;
+        var stop = function () { reading = true; };
+        ['wheel', 'keydown', 'mousedown', 'touchstart'].forEach(function (type) {
+          window.addEventListener(type, stop, { capture: true, passive: true, once: true });
+        });
+        setTimeout(stop, 15000);
+        document.addEventListener('scroll', function (event) {
+          var pane = event.target;
+          if (!reading && pane instanceof HTMLElement && pane.hasAttribute('data-tree-scroll-container')) pane.scrollTop = 0;
+        }, true);
+      })();
+    </script>`;
+
+function withVerdictFirst(html: string): string {
+  const end = html.lastIndexOf('</body>');
+  return end < 0 ? html : `${html.slice(0, end)}${VERDICT_FIRST}\n${html.slice(end)}`;
 }
 
 /** Allure's Google Analytics tag: the loader script and the inline script that configures it. */
