@@ -14,7 +14,7 @@
  *   every failure, and what the service document leaves unspecified with what the suite tolerates.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Catalog, Requirement } from '../spec/catalog.ts';
 import { rfcLinks } from '../suites/harness/allure.ts';
@@ -57,7 +57,8 @@ const SEVERITY = { MUST: 'critical', SHOULD: 'normal', MAY: 'minor' } as const;
 
 /** Rewrites an allure-vitest results folder into the report's results (see the top of this file). */
 export function prepareAllureResults(dir: string, run: AllureRun): void {
-  if (!existsSync(dir)) return;
+  // A run whose reporter wrote nothing (cut short before any check ended) is still reported.
+  mkdirSync(dir, { recursive: true });
   const checks: AllureResult[] = [];
   for (const name of readdirSync(dir)) {
     if (!name.endsWith('-result.json')) continue;
@@ -253,11 +254,13 @@ function labelsOf(
     { name: 'requirement', value: result.id },
     { name: 'level', value: result.level },
     { name: 'severity', value: SEVERITY[result.level] },
-    { name: 'gating', value: result.status === 'failed' && result.gating ? 'yes' : 'no' },
   ];
   if (r) labels.push({ name: 'basis', value: r.basis });
-  if (result.status === 'failed')
+  if (result.status === 'failed') {
+    // Whether this failure decides the verdict: the categories sort failures by it.
+    labels.push({ name: 'gating', value: result.gating ? 'yes' : 'no' });
     labels.push({ name: 'tag', value: result.gating ? 'gating' : 'not gating' });
+  }
   if (isBlocked(result)) labels.push({ name: 'tag', value: 'blocked' });
   return labels;
 }

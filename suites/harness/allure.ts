@@ -47,6 +47,10 @@ export async function labelRequirement(r: Requirement, caseLabel?: string): Prom
   for (const link of rfcLinks(r.rationale ?? '')) await allure.link(link.url, link.name);
 }
 
+/** How many of a check's last exchanges its report shows: a failed check's, a passed check's. */
+export const FAILED_EVIDENCE = 10;
+export const PASSED_EVIDENCE = 2;
+
 /**
  * Attaches the exchanges of a check, in the order sent: for each, the request and the response as
  * two text attachments that read as HTTP (request line or status line, headers, the body indented

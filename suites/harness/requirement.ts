@@ -1,6 +1,6 @@
 import { inject, type TestContext, test } from 'vitest';
 import type { Level, Need, Requirement } from '../../spec/catalog.ts';
-import { attachExchanges, labelRequirement } from './allure.ts';
+import { attachExchanges, FAILED_EVIDENCE, labelRequirement, PASSED_EVIDENCE } from './allure.ts';
 import { Client, type ServerErrorSeen } from './client.ts';
 import { type Config, REQUIREMENTS_KEY } from './config.ts';
 import { type Contract, loadContract } from './contract.ts';
@@ -108,9 +108,10 @@ function define(r: Requirement, row: Row | undefined, check: Check): void {
     };
     try {
       await check(context);
+      await attachExchanges(api.exchanges.slice(-PASSED_EVIDENCE));
     } catch (err) {
       if ((err as { code?: unknown })?.code !== 'VITEST_PENDING')
-        await attachExchanges(api.exchanges.slice(-10));
+        await attachExchanges(api.exchanges.slice(-FAILED_EVIDENCE));
       throw err;
     } finally {
       ctx.task.meta.exchangeCount = api.exchanges.length;

@@ -176,6 +176,8 @@ describe('the Allure results of a run: one per requirement', () => {
     expect(label(overMax, 'operation')).toEqual(['GET /pets (listPets)']);
     expect(label(overMax, 'severity')).toEqual(['critical']);
     expect(label(overMax, 'tag')).toEqual(['gating']);
+    expect(label(overMax, 'gating')).toEqual(['yes']);
+    expect(label(byId('LIST-OK'), 'gating')).toEqual([]);
     expect(label(byId('SHOW-UNKNOWN-404'), 'tag')).toEqual(['not gating']);
     expect(label(byId('CREATE-PERSISTED'), 'tag')).toEqual(['blocked']);
     expect(label(byId('AUTH-KEY-ACCEPTED'), 'operation')).toEqual(['auth (any operation)']);
