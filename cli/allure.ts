@@ -209,9 +209,12 @@ export function historyIdOf(id: string): string {
   return createHash('md5').update(`petstore-conformance requirement ${id}`).digest('hex');
 }
 
-/** Whether a skipped requirement was blocked by the failure of another (summary.json's blockedBy). */
+/**
+ * Whether a skipped requirement was blocked by the failure of another: summary.json's blockedBy,
+ * or, from a roll-up without it, a skip whose reason is the checks' "blocked by …" note.
+ */
 export function isBlocked(r: RequirementResult): boolean {
-  return r.status === 'skipped' && (r.blockedBy?.length ?? 0) > 0;
+  return r.status === 'skipped' && ((r.blockedBy?.length ?? 0) > 0 || /^blocked by /.test(r.message ?? ''));
 }
 
 /**
@@ -269,7 +272,7 @@ function labelsOf(
 export function requirementMessage(r: RequirementResult): string {
   if (r.status === 'passed') return '';
   if (r.status === 'skipped') {
-    if (isBlocked(r) && !r.message?.startsWith('blocked by')) {
+    if (isBlocked(r) && !r.message?.startsWith('blocked by ')) {
       return `blocked by ${r.blockedBy?.join(', ')}${r.message ? `: ${r.message}` : ''}`;
     }
     return r.message ?? 'skipped';

@@ -12,8 +12,10 @@ import {
   changesLine,
   environmentProperties,
   historyIdOf,
+  isBlocked,
   previousStatuses,
   reportName,
+  requirementMessage,
   requirementResults,
   suiteFrames,
 } from '../../cli/allure.ts';
@@ -203,6 +205,17 @@ describe('the Allure results of a run: one per requirement', () => {
       'blocked by CREATE-OK: POST /pets answered 500',
     );
     expect(byId('AUTH-KEY-ACCEPTED').statusDetails?.message).toBe('needs --api-key');
+  });
+
+  test('a requirement is blocked by its blockedBy, or by the "blocked by" note of its skipped checks', () => {
+    const skipped = run.rollUp.results.find((r) => r.id === 'AUTH-KEY-ACCEPTED')!;
+    expect(isBlocked(skipped)).toBe(false);
+    expect(isBlocked({ ...skipped, blockedBy: ['CREATE-OK'], message: 'a reason' })).toBe(true);
+    expect(
+      requirementMessage({ ...skipped, blockedBy: ['CREATE-OK'], message: 'POST /pets answered 500' }),
+    ).toBe('blocked by CREATE-OK: POST /pets answered 500');
+    expect(isBlocked({ ...skipped, message: 'blocked by CREATE-OK: POST /pets answered 500' })).toBe(true);
+    expect(isBlocked({ ...skipped, status: 'failed', blockedBy: ['CREATE-OK'] })).toBe(false);
   });
 
   test('its checks are its steps, in the order they ran, with their exchanges and without harness frames', () => {
