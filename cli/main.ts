@@ -206,6 +206,7 @@ async function stages(
       };
       const written = await reports.publish(record, {
         allureResultsDir: staging.allureResultsDir,
+        allure: { catalog: plan.spec.catalog, outcomes: checked.outcomes },
         html: options.html,
         say: (line) => out(p.dim(line)),
         warn,

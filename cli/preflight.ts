@@ -178,6 +178,7 @@ export const REPORT_ENTRIES = new Set([
   'summary.md',
   'allure-results',
   'allure-report',
+  'allure-history.jsonl',
 ]);
 
 /**

@@ -5,13 +5,14 @@
  * (write.ts). The console's own lines are console.ts's.
  */
 import path from 'node:path';
-import { loadCatalog, type Requirement } from '../spec/catalog.ts';
+import { type Catalog, loadCatalog, type Requirement } from '../spec/catalog.ts';
 import type { Config } from '../suites/harness/config.ts';
+import { prepareAllureResults, previousStatuses } from './allure.ts';
 import { renderHtml } from './html.ts';
 import type { Redactor } from './redact.ts';
 import { junitXml, type RunRecord, summaryJson, summaryMarkdown } from './reports.ts';
-import { cannotJudgeRollUp } from './rollup.ts';
-import { redactTree, rotateReportDir, writeReports } from './write.ts';
+import { cannotJudgeRollUp, type TestOutcome } from './rollup.ts';
+import { HISTORY_FILE, redactTree, rotateReportDir, writeReports } from './write.ts';
 
 /**
  * The report folder of a run. It is cleared (the previous run's reports moved beside it) once,
@@ -52,6 +53,14 @@ export class ReportFolder {
     extras: {
       /** The Allure reporter's staging folder. */
       readonly allureResultsDir?: string;
+      /**
+       * What turns the staged results into one Allure result per requirement (cli/allure.ts): the
+       * catalog and the vitest outcomes. Without them the staged results are copied as they are.
+       */
+      readonly allure?: {
+        readonly catalog: Pick<Catalog, 'requirements' | 'unspecified'>;
+        readonly outcomes: readonly TestOutcome[];
+      };
       /** Render the Allure HTML report (--html). */
       readonly html?: boolean;
       /** Progress and problems of the HTML rendering. */
@@ -61,6 +70,14 @@ export class ReportFolder {
   ): Promise<string[]> {
     this.clear();
     const judged = record.error === undefined;
+    // One Allure result per requirement, before the results are copied through the redactor.
+    if (judged && extras.allureResultsDir && extras.allure) {
+      prepareAllureResults(extras.allureResultsDir, {
+        record,
+        ...extras.allure,
+        previous: previousStatuses(path.join(this.dir, HISTORY_FILE)),
+      });
+    }
     const files = [
       { name: 'summary.json', content: summaryJson(record) },
       ...(judged ? [{ name: 'junit.xml', content: junitXml(record) }] : []),
@@ -74,7 +91,7 @@ export class ReportFolder {
     );
     if (judged && extras.html) {
       extras.say?.('rendering the Allure HTML report…');
-      const problem = await renderHtml(this.dir);
+      const problem = await renderHtml(this.dir, { record, redactor: this.redactor });
       if (problem === undefined) {
         redactTree(path.join(this.dir, 'allure-report'), this.redactor);
         written.push('allure-report/index.html');

@@ -3,6 +3,7 @@
  * documents, and the Allure results the reporter wrote into a private staging folder.
  */
 import {
+  copyFileSync,
   existsSync,
   mkdirSync,
   readdirSync,
@@ -16,14 +17,27 @@ import path from 'node:path';
 import type { Redactor } from './redact.ts';
 
 /**
+ * The Allure history of the runs into a report folder (one JSON line per --html run, the last
+ * html.HISTORY_LIMIT kept), written by Allure when it renders the report and carried over on rotation.
+ */
+export const HISTORY_FILE = 'allure-history.jsonl';
+
+/**
  * Moves the previous run's reports beside the report folder (reports/latest → reports/previous),
- * replacing the run before it. preflight.checkReportDirs has made sure both hold only reports.
+ * replacing the run before it, and carries the Allure history over into the new report folder, so
+ * that the next report shows each requirement's trend. preflight.checkReportDirs has made sure both
+ * folders hold only reports.
  */
 export function rotateReportDir(reportDir: string, previousReportDir: string): void {
   if (!existsSync(reportDir)) return;
   rmSync(previousReportDir, { recursive: true, force: true });
   if (readdirSync(reportDir).length === 0) return;
   renameSync(reportDir, previousReportDir);
+  const history = path.join(previousReportDir, HISTORY_FILE);
+  if (existsSync(history)) {
+    mkdirSync(reportDir, { recursive: true });
+    copyFileSync(history, path.join(reportDir, HISTORY_FILE));
+  }
 }
 
 export interface ReportFile {

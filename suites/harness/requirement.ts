@@ -1,7 +1,7 @@
 import { inject, type TestContext, test } from 'vitest';
 import type { Level, Need, Requirement } from '../../spec/catalog.ts';
 import { selectionSkipReason } from '../../spec/select.ts';
-import { attachExchanges, labelRequirement } from './allure.ts';
+import { attachExchanges, FAILED_EVIDENCE, labelRequirement, PASSED_EVIDENCE } from './allure.ts';
 import { blocked, isBlocked } from './blocked.ts';
 import { type ApiResponse, Client, type ServerErrorSeen } from './client.ts';
 import { type Config, REQUIREMENTS_KEY } from './config.ts';
@@ -176,9 +176,10 @@ function define(r: Requirement, row: Row | undefined, check: Check): void {
     try {
       await requireTheApi(r, config);
       await check(context);
+      await attachExchanges(api.exchanges.slice(-PASSED_EVIDENCE));
     } catch (err) {
       if ((err as { code?: unknown })?.code === 'VITEST_PENDING') throw err;
-      await attachExchanges(api.exchanges.slice(-10));
+      await attachExchanges(api.exchanges.slice(-FAILED_EVIDENCE));
       if (isBlocked(err)) {
         // A check is never blocked by itself: what blocks the others is its own failure.
         if (err.by.includes(r.id)) throw err.asFailure();

@@ -123,10 +123,11 @@ describe('secrets are masked everywhere a failure shows', () => {
     } finally {
       delete holder.allureTestRuntime;
     }
-    expect(sent).toHaveLength(1);
-    expect(sent[0]).toContain('HTTP 500');
+    // The request, then the response, each an attachment of its own.
+    expect(sent).toHaveLength(2);
     expect(sent[0]).toContain('x-api-key: ***');
-    expect(sent[0]).not.toContain(KEY);
+    expect(sent[1]).toContain('HTTP 500');
+    expect(sent.join('\n')).not.toContain(KEY);
     await attachExchanges(api.exchanges); // no runtime: nothing happens, nothing thrown
   });
 

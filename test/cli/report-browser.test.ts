@@ -1,0 +1,211 @@
+// The HTML report as a person sees it: the real command with --html against a server with known
+// failures, the page opened from disk in headless Chromium (Debian's chromium, driven by
+// playwright-core) with every request recorded and none allowed to leave the file.
+//
+// Without chromium the test says why it did not run; under CI=true a missing chromium fails it
+// (.ci/run installs it). CHROMIUM_PATH names another binary.
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { acceptAnyLimit } from '../variants/faulty/list.ts';
+import { goneInsteadOfNotFound } from '../variants/faulty/show.ts';
+import { reference } from '../variants/servers/reference.ts';
+import { build, type CliResult, ROOT, readJson, runCli } from './helpers.ts';
+
+const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+const found = existsSync(CHROMIUM);
+const onCi = process.env.CI === 'true' || process.env.CI === '1';
+const missing = `chromium not found at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH): the HTML report was not checked in a browser`;
+
+const SECRET = 'pcs-BROWSER-4d1e7b-do-not-print';
+// Under reports/ (ignored by git), so that the report and its screenshots stay for a person to open.
+const reportDir = path.join(ROOT, 'reports', 'test-report-browser');
+const page = path.join(reportDir, 'allure-report', 'index.html');
+const screenshots = path.join(reportDir, 'screenshots');
+
+let server: Awaited<ReturnType<typeof reference>> | undefined;
+let runs: { first: CliResult; second: CliResult } | undefined;
+let browser: Browser | undefined;
+
+beforeAll(async () => {
+  if (!found) {
+    if (!onCi) console.warn(`report-browser.test.ts: skipped: ${missing}`);
+    return;
+  }
+  await build();
+  rmSync(reportDir, { recursive: true, force: true });
+  rmSync(`${reportDir}.previous`, { recursive: true, force: true });
+  // One MUST fault (LIST-LIMIT-OVER-MAX) and one SHOULD fault (404 answered 410), behind a key.
+  server = await reference({ wrap: (h) => goneInsteadOfNotFound(acceptAnyLimit(h)), apiKey: SECRET });
+  const args = ['--base-url', server.url, '--api-key', SECRET, '--report-dir', reportDir, '--html'];
+  // A first, small run into the same folder gives the report a history to show.
+  const first = await runCli([...args, '--only', 'LIST-LIMIT-OVER-MAX'], { timeoutMs: 120_000 });
+  const second = await runCli(args, { timeoutMs: 120_000 });
+  runs = { first, second };
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    // No name resolves: even a request that escaped the routing below could not reach a host.
+    args: ['--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE localhost'],
+  });
+}, 300_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+/** Opens the report from disk; every request the page makes is recorded, and only the page's own file is served. */
+async function open(): Promise<{ page: Page; requests: string[]; outside: string[] }> {
+  const context = await browser!.newContext({
+    viewport: { width: 1400, height: 900 },
+    serviceWorkers: 'block',
+  });
+  const self = `file://${page}`;
+  const requests: string[] = [];
+  const outside: string[] = [];
+  context.on('request', (request) => {
+    const url = request.url();
+    requests.push(url);
+    if (!(url.split('#')[0] === self || url.startsWith('data:'))) outside.push(url);
+  });
+  context.on('weberror', () => undefined);
+  await context.route('**/*', (route) => {
+    const url = route.request().url();
+    return url.split('#')[0] === self || url.startsWith('data:')
+      ? route.continue()
+      : route.abort('blockedbyclient');
+  });
+  await context.routeWebSocket(/.*/, (ws) => {
+    outside.push(ws.url());
+    return ws.close();
+  });
+  const p = await context.newPage();
+  p.on('websocket', (ws) => outside.push(ws.url()));
+  await p.goto(self);
+  await p.getByTestId('report-title').waitFor({ timeout: 20_000 });
+  return { page: p, requests, outside };
+}
+
+describe('the HTML report of a run with known failures, in headless Chromium', () => {
+  test('chromium is there to check it (required under CI=true)', (ctx) => {
+    if (!found && !onCi) ctx.skip(missing);
+    expect(found, `CI=true: ${missing}`).toBe(true);
+  });
+
+  test.runIf(found)('the run wrote the report', () => {
+    expect(runs?.second.code, `${runs?.second.stdout}\n${runs?.second.stderr}`).toBe(1);
+    expect(existsSync(page)).toBe(true);
+  });
+
+  test.runIf(found)(
+    'opens on the verdict, counts per requirement, and makes no request outside its own file',
+    async () => {
+      const { page: p, requests, outside } = await open();
+      const title = p.getByTestId('report-title');
+      expect(await title.textContent()).toMatch(/^NON-CONFORMANT · 1 MUST failed · 127\.0\.0\.1:\d+\/v1$/);
+      expect(await p.title()).toMatch(/^\s*NON-CONFORMANT · 1 MUST failed/);
+      // On the first screen, without scrolling.
+      const box = await title.boundingBox();
+      expect(box !== null && box.y >= 0 && box.y + box.height <= 900).toBe(true);
+      // Counts per requirement (summary.json's), not per check.
+      const summary = readJson(path.join(reportDir, 'summary.json'));
+      expect(await p.getByTestId('metadata-item-total').textContent()).toContain(
+        String(summary.results.length),
+      );
+      expect(await p.getByTestId('metadata-item-failed').textContent()).toContain(
+        String(summary.totals.failed),
+      );
+      const metadata = await p.getByTestId('metadata-list').innerText();
+      expect(metadata).toMatch(/verdict\s+NON-CONFORMANT · 1 MUST failed/);
+      expect(metadata).toMatch(new RegExp(`seed\\s+${summary.seed}`));
+      expect(metadata).toMatch(/gating level\s+MUST/);
+      expect(metadata).toMatch(/blocked\s+\d+/);
+      mkdirSync(screenshots, { recursive: true });
+      await p.screenshot({ path: path.join(screenshots, 'first-screen.png') });
+
+      // Everything the page loaded came from its own file: no analytics, no font, no CDN.
+      expect(outside).toEqual([]);
+      expect(requests.length).toBeGreaterThan(0);
+      expect(readFileSync(page, 'utf8')).not.toMatch(/googletagmanager|gtag\(/);
+    },
+    60_000,
+  );
+
+  test.runIf(found)(
+    'groups by operation, then requirement; a failed requirement opens to its request and response',
+    async () => {
+      const { page: p, outside } = await open();
+      // The operation's group holds the requirement, named with its id, level and title.
+      const group = p
+        .getByTestId('tree-section')
+        .filter({ hasText: 'GET /pets (listPets)' })
+        .locator('xpath=..');
+      const leaf = group
+        .getByTestId('tree-leaf')
+        .filter({ hasText: 'LIST-LIMIT-OVER-MAX (MUST) a limit above 100 is rejected with a 4xx status' });
+      await leaf.waitFor({ timeout: 10_000 });
+      expect(await p.getByTestId('tree-section-title').allTextContents()).toEqual(
+        expect.arrayContaining([
+          'GET /pets (listPets)',
+          'POST /pets (createPets)',
+          'any operation',
+          'auth (any operation)',
+        ]),
+      );
+      expect(await group.getByTestId('tree-leaf').count()).toBe(8);
+
+      await leaf.click();
+      await p.getByTestId('test-result-info-title').waitFor();
+      const error = await p.getByTestId('test-result-error-message').first().innerText();
+      expect(error).toMatch(/gating: this MUST failure makes the run non-conformant/);
+      expect(error).toMatch(/expected: +status 400–499/);
+      expect(error).toMatch(/reproduce: curl .*limit=101.*x-api-key: \*\*\*/);
+      expect(error).not.toMatch(/harness\/|node_modules|at async/);
+
+      // The check [limit=101] holds its request, then its response, each opening to read as HTTP.
+      const step = p.getByTestId('test-result-step').filter({ hasText: 'check [limit=101]' });
+      const request = step
+        .getByTestId('test-result-attachment')
+        .filter({ hasText: 'request: GET /v1/pets?limit=101' });
+      const response = step.getByTestId('test-result-attachment').filter({ hasText: /response: 200 OK/ });
+      await request.click();
+      await response.click();
+      await p.getByText(/^GET http:\/\/127\.0\.0\.1:\d+\/v1\/pets\?limit=101/m).waitFor();
+      await p
+        .getByText(/^HTTP 200 OK/m)
+        .first()
+        .waitFor();
+      const shown = await step.innerText();
+      expect(shown).toMatch(/x-api-key: \*\*\*/);
+      expect(shown).toMatch(/content-type: application\/json/);
+      expect(shown).toMatch(/^\[\n\s+\{\n\s+"id": \d+,/m);
+      expect(shown.indexOf('GET http://')).toBeLessThan(shown.indexOf('HTTP 200 OK'));
+      await request.scrollIntoViewIfNeeded();
+      await p.screenshot({ path: path.join(screenshots, 'failed-requirement.png') });
+
+      // The history of the first run into this folder.
+      await p.getByTestId('test-result-tab-history').click();
+      expect(await p.getByTestId('test-result-tab-history').innerText()).toMatch(/1/);
+      expect(outside).toEqual([]);
+    },
+    60_000,
+  );
+
+  test.runIf(found)('holds the API key in no spelling, not even in its base64-embedded data', () => {
+    const html = readFileSync(page, 'utf8');
+    const embedded = [...html.matchAll(/\bd\("(?:[^"\\]|\\.)*","([A-Za-z0-9+/=]*)"\)/g)].map((m) =>
+      Buffer.from(m[1] ?? '', 'base64').toString('latin1'),
+    );
+    expect(embedded.length).toBeGreaterThan(10);
+    for (const text of [
+      html,
+      ...embedded,
+      readFileSync(path.join(reportDir, 'allure-history.jsonl'), 'utf8'),
+    ]) {
+      for (const s of [SECRET, encodeURIComponent(SECRET), SECRET.slice(4, 20)]) {
+        expect(text.includes(s)).toBe(false);
+      }
+    }
+  });
+});
