@@ -1,8 +1,9 @@
 /**
  * Every variant, in a stable order: the faulty ones by operation (list, create, show, then those
- * across operations), the conformant ones, the hostile ones. Names are unique across all.
+ * across operations, then faults combined), the conformant ones, the hostile ones. Names are unique across all.
  */
 import { conformantVariants } from './conformant.ts';
+import { combinedVariants } from './faulty/combined.ts';
 import { createVariants } from './faulty/create.ts';
 import { crossVariants } from './faulty/cross.ts';
 import { listVariants } from './faulty/list.ts';
@@ -17,6 +18,7 @@ export const variants: Variant[] = [
   ...createVariants,
   ...showVariants,
   ...crossVariants,
+  ...combinedVariants,
   ...conformantVariants,
   ...hostileVariants,
 ];
