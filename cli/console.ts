@@ -125,19 +125,19 @@ export class Progress {
     const blocked = list.filter((t) => t.blockedBy !== undefined);
     const head = `${r.id} ${r.title}`;
     const room = this.width - total.length * 2 - 6;
-    if (failed > 0) return `${counter} ${p.red('✗')} ${fit(head, room)}`;
+    if (failed > 0) return `${counter} ${p.red('✗')} ${clipTo(head, room)}`;
     if (blocked.length > 0) {
       const by = [...new Set(blocked.flatMap((t) => t.blockedBy ?? []))].join(', ');
-      return `${counter} ${p.yellow('◌')} ${fit(`${r.id} blocked by ${by}`, room)}`;
+      return `${counter} ${p.yellow('◌')} ${clipTo(`${r.id} blocked by ${by}`, room)}`;
     }
-    if (list.some((t) => t.state === 'passed')) return `${counter} ${p.green('✓')} ${fit(head, room)}`;
+    if (list.some((t) => t.state === 'passed')) return `${counter} ${p.green('✓')} ${clipTo(head, room)}`;
     const why = [...new Set(list.map((t) => t.note ?? 'skipped'))].join('; ');
-    return `${counter} ${p.dim(`- ${fit(`${r.id} skipped: ${why}`, room)}`)}`;
+    return `${counter} ${p.dim(`- ${clipTo(`${r.id} skipped: ${why}`, room)}`)}`;
   }
 }
 
 /** The text cut to `width` characters, with "…" where cut. */
-export function fit(text: string, width: number): string {
+export function clipTo(text: string, width: number): string {
   return text.length <= width ? text : `${text.slice(0, Math.max(1, width - 1))}…`;
 }
 
@@ -163,7 +163,7 @@ export function endLines(
       const line = `  ${r.id.padEnd(idWidth)}  ${r.level.padEnd(6)}  `;
       const reason =
         r.status === 'skipped' && r.message && !isBlockedResult(r)
-          ? p.dim(` ${fit(r.message, Math.max(20, width - line.length - 9))}`)
+          ? p.dim(` ${clipTo(r.message, Math.max(20, width - line.length - 9))}`)
           : '';
       out.push(`${line}${statusText(r, p)}${reason}`);
     }
@@ -184,7 +184,7 @@ export function endLines(
       const levelText = r.gating ? r.level : `${r.level}, not gating`;
       const room = width - r.id.length - levelText.length - countText.length - 6;
       out.push(
-        `${p.red(r.gating ? '✗' : '!')} ${p.bold(r.id)} (${level}) ${fit(r.title, Math.max(20, room))}${count}`,
+        `${p.red(r.gating ? '✗' : '!')} ${p.bold(r.id)} (${level}) ${clipTo(r.title, Math.max(20, room))}${count}`,
       );
       out.push(...evidenceLines(r, width));
       const dependents = causes.get(r.id) ?? [];
@@ -198,8 +198,8 @@ export function endLines(
   if (orphans.length > 0) {
     out.push(p.bold(`Blocked, by requirements that were not judged (${orphans.length})`), '');
     for (const r of orphans) {
-      out.push(`${p.yellow('◌')} ${p.bold(r.id)} (${r.level}) ${fit(r.title, width - r.id.length - 14)}`);
-      out.push(`    ${fit(r.message ?? '', width - 4)}`);
+      out.push(`${p.yellow('◌')} ${p.bold(r.id)} (${r.level}) ${clipTo(r.title, width - r.id.length - 14)}`);
+      out.push(`    ${clipTo(r.message ?? '', width - 4)}`);
       out.push('');
     }
   }
@@ -242,10 +242,10 @@ function statusText(r: RequirementResult, p: Paint): string {
 function evidenceLines(r: RequirementResult, width: number): string[] {
   const lines: string[] = [];
   if (r.expected !== undefined || r.received !== undefined) {
-    if (r.expected !== undefined) lines.push(`    expected:  ${fit(r.expected, width - 15)}`);
-    if (r.received !== undefined) lines.push(`    received:  ${fit(r.received, width - 15)}`);
+    if (r.expected !== undefined) lines.push(`    expected:  ${clipTo(r.expected, width - 15)}`);
+    if (r.received !== undefined) lines.push(`    received:  ${clipTo(r.received, width - 15)}`);
   } else {
-    lines.push(`    ${fit(r.message ?? 'failed', width - 4)}`);
+    lines.push(`    ${clipTo(r.message ?? 'failed', width - 4)}`);
   }
   if (r.reproduce !== undefined) lines.push(`    reproduce: ${r.reproduce}`);
   return lines;

@@ -160,7 +160,7 @@ describe('the HTML report of a run with known failures, in headless Chromium', (
       const error = await p.getByTestId('test-result-error-message').first().innerText();
       expect(error).toMatch(/gating: this MUST failure makes the run non-conformant/);
       expect(error).toMatch(/expected: +status 400–499/);
-      expect(error).toMatch(/reproduce: curl .*limit=101.*x-api-key: \*\*\*/);
+      expect(error).toMatch(/reproduce: curl -i .*x-api-key: \*\*\*.*limit=101/);
       expect(error).not.toMatch(/harness\/|node_modules|at async/);
 
       // The check [limit=101] holds its request, then its response, each opening to read as HTTP.
