@@ -19,7 +19,7 @@ import path from 'node:path';
 import type { Catalog, Requirement } from '../spec/catalog.ts';
 import { rfcLinks } from '../suites/harness/allure.ts';
 import { operationLabel, optionsText, type RunRecord } from './reports.ts';
-import type { RequirementResult, Status, TestOutcome } from './rollup.ts';
+import { isBlockedResult, type RequirementResult, type Status, type TestOutcome } from './rollup.ts';
 
 /** The parts of an Allure 2 result file this module reads and writes. */
 export interface AllureStep {
@@ -387,15 +387,25 @@ export function requirementCounts(record: RunRecord): {
   };
 }
 
-/** "1 MUST failed", "1 MUST and 2 SHOULD failed": the gating failures by level. */
+/**
+ * "1 MUST failed", "1 MUST and 2 SHOULD failed", "2 MUST failed, 1 MUST blocked": the gating
+ * requirements that failed, then those blocked, by level.
+ */
 export function gatingFailures(record: RunRecord): string | undefined {
-  const failed = record.rollUp.results.filter((r) => r.status === 'failed' && r.gating);
-  if (failed.length === 0) return undefined;
-  const byLevel = (['MUST', 'SHOULD'] as const)
-    .map((level) => [level, failed.filter((r) => r.level === level).length] as const)
-    .filter(([, n]) => n > 0)
-    .map(([level, n]) => `${n} ${level}`);
-  return `${byLevel.join(' and ')} failed`;
+  const byLevel = (picked: readonly RequirementResult[]) =>
+    (['MUST', 'SHOULD'] as const)
+      .map((level) => [level, picked.filter((r) => r.level === level).length] as const)
+      .filter(([, n]) => n > 0)
+      .map(([level, n]) => `${n} ${level}`)
+      .join(' and ');
+  const gating = record.rollUp.results.filter((r) => r.gating);
+  const failed = gating.filter((r) => r.status === 'failed');
+  const blocked = gating.filter(isBlockedResult);
+  const parts = [
+    ...(failed.length > 0 ? [`${byLevel(failed)} failed`] : []),
+    ...(blocked.length > 0 ? [`${byLevel(blocked)} blocked`] : []),
+  ];
+  return parts.length > 0 ? parts.join(', ') : undefined;
 }
 
 /** Which levels decide the verdict. */

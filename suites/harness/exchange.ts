@@ -85,6 +85,10 @@ export function toCurl(req: SentRequest): string {
   }
   let producer = '';
   let note = '';
+  // curl asks a larger body to be let through first (Expect: 100-continue), and -i would then show
+  // "HTTP/1.1 100 Continue" above the answer: send it straight, as the suite did.
+  if (req.bodyCommand !== undefined || (req.body?.length ?? 0) > 1024)
+    parts.push(`-H ${shellQuote('Expect:')}`);
   if (req.bodyCommand !== undefined) {
     producer = `${req.bodyCommand} | `;
     parts.push('--data-binary @-');

@@ -207,6 +207,19 @@ export const createVariants: Variant[] = [
     },
   },
   {
+    name: 'large-body-accepted',
+    kind: 'faulty',
+    does: 'reads a body of any size and creates the pet in it (no body limit)',
+    breaks: ['CREATE-BODY-TOO-LARGE'],
+    server: {
+      // The reference refuses bodies over its limit: hand it the same pet, written compactly.
+      wrap: withRequestBody(isCreateRequest, ({ body, forward }) => {
+        const pet = body.length > MAX_BODY_BYTES ? jsonOf(body) : undefined;
+        forward(petObject(pet) ? Buffer.from(stringify(pet) ?? '') : body);
+      }),
+    },
+  },
+  {
     name: 'not-persisted',
     kind: 'faulty',
     does: 'answers 201 to a valid create without keeping the pet',
