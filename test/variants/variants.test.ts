@@ -110,7 +110,11 @@ async function startVariant(variant: Variant): Promise<{ url: string; close(): P
 function runCli(args: string[]): Promise<{ exitCode: number | null; output: string; durationMs: number }> {
   const started = Date.now();
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    // Every variant listens on 127.0.0.1: a developer's own proxy settings must not reroute the runs.
+    const env = Object.fromEntries(
+      Object.entries(process.env).filter(([name]) => !/^(https?|all|no)_proxy$/i.test(name)),
+    );
+    const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env });
     let output = '';
     child.stdout.on('data', (d) => {
       output += d;
