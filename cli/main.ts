@@ -37,7 +37,15 @@ const SUBCOMMANDS: Readonly<Record<string, () => Promise<Subcommand>>> = {
   merge: () => import('./commands/merge.ts'),
   requirements: () =>
     import('./requirements.ts').then((m) => ({
-      run: async (args: readonly string[], _env: Env, io: Io) => m.requirementsCommand(args, io),
+      run: async (args: readonly string[], _env: Env, io: Io) => {
+        try {
+          return m.requirementsCommand(args, io);
+        } catch (error) {
+          if (!(error instanceof UsageError)) throw error;
+          io.stderr.write(`${NAME}: ${error.message}\nRun ${NAME} requirements --help for the usage.\n`);
+          return EXIT.cannotJudge;
+        }
+      },
     })),
 };
 

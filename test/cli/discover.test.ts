@@ -57,6 +57,7 @@ describe('petstore-conformance requirements', () => {
     const bogus = await runCli(['requirements', '--bogus']);
     expect(bogus.code).toBe(2);
     expect(bogus.stderr).toContain('requirements: unknown option --bogus');
+    expect(bogus.stderr).not.toMatch(/internal error|\bat \w/); // a usage error, not a stack
     const nothing = await runCli(['requirements', '--only', 'NOPE']);
     expect(nothing.code).toBe(2);
     expect(nothing.stderr).toContain('--only NOPE matches no requirement id');
