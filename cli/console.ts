@@ -136,6 +136,23 @@ export class Progress {
   }
 }
 
+/** Items joined by ", " after `head`, wrapped to `width`, later lines indented as far as the first item. */
+export function wrapList(head: string, items: readonly string[], width: number): string[] {
+  const lines: string[] = [];
+  let line = head;
+  for (const [i, item] of items.entries()) {
+    const piece = `${item}${i < items.length - 1 ? ',' : ''}`;
+    if (line.length > head.length && line.length + 1 + piece.length > width) {
+      lines.push(line);
+      line = `${' '.repeat(head.length)}${piece}`;
+    } else {
+      line = line.length > head.length ? `${line} ${piece}` : `${line}${piece}`;
+    }
+  }
+  lines.push(line);
+  return lines;
+}
+
 /** The text cut to `width` characters, with "…" where cut. */
 export function clipTo(text: string, width: number): string {
   return text.length <= width ? text : `${text.slice(0, Math.max(1, width - 1))}…`;
@@ -189,7 +206,13 @@ export function endLines(
       out.push(...evidenceLines(r, width));
       const dependents = causes.get(r.id) ?? [];
       if (dependents.length > 0) {
-        out.push(`    blocks:    ${dependents.map((d) => `${d.id} (${d.level})`).join(', ')}`);
+        out.push(
+          ...wrapList(
+            `    blocks:    `,
+            dependents.map((d) => `${d.id} (${d.level})`),
+            width,
+          ),
+        );
       }
       out.push('');
     }
@@ -223,8 +246,13 @@ export function endLines(
         ]
           .filter(Boolean)
           .join(', ')})`;
+  const counts = `${passed} passed, ${nFailed} failed, ${blocked} blocked, ${skipped - blocked} skipped of ${rollUp.results.length} requirements`;
+  // One line when it fits the width, else the verdict above the counts.
+  const oneLine = `${verdict}${gateNote}: ${counts}`;
+  const plainLength =
+    `${rollUp.verdict === 'conformant' ? 'CONFORMANT' : 'NON-CONFORMANT'}${gateNote}: ${counts}`.length;
   out.push(
-    `${verdict}${gateNote}: ${passed} passed, ${nFailed} failed, ${blocked} blocked, ${skipped - blocked} skipped of ${rollUp.results.length} requirements`,
+    ...(plainLength <= width ? [oneLine] : [`${verdict}${gateNote}`, counts]),
     `seed ${config.seed} · ${(run.durationMs / 1000).toFixed(1)} s · target ${run.target}`,
     `reports: ${reportDir} (${reportFiles.join(', ')})`,
   );
