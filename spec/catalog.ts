@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Ajv } from 'ajv';
 import { parse } from 'yaml';
+import { readChecked } from './checked.ts';
 import { specFiles } from './paths.ts';
 
 export type Level = 'MUST' | 'SHOULD' | 'MAY';
@@ -49,9 +50,15 @@ export class CatalogError extends Error {
 
 let cached: Catalog | undefined;
 
-/** Reads, validates and freezes spec/requirements.yaml (once per process). */
+/**
+ * Reads, validates and freezes spec/requirements.yaml (once per process); as the build already
+ * validated it when that still holds (checked.ts).
+ */
 export function loadCatalog(): Catalog {
-  cached ??= parseCatalog(readFileSync(specFiles.requirements, 'utf8'));
+  if (!cached) {
+    const checked = readChecked()?.catalog;
+    cached = checked ? freeze(checked) : parseCatalog(readFileSync(specFiles.requirements, 'utf8'));
+  }
   return cached;
 }
 
@@ -78,6 +85,11 @@ export function parseCatalog(text: string): Catalog {
       );
     }
   }
+  return freeze(raw);
+}
+
+/** The catalog of validated data: retired requirements left out, everything frozen. */
+function freeze(raw: Pick<Catalog, 'version' | 'requirements' | 'unspecified'>): Catalog {
   const requirements = Object.freeze(raw.requirements.filter((r) => !r.retired).map((r) => deepFreeze(r)));
   const byId = new Map(requirements.map((r) => [r.id, r]));
   return Object.freeze({

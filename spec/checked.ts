@@ -1,0 +1,122 @@
+/**
+ * The spec as the build checked it, so that a run need not check it again.
+ *
+ * Checking the spec is the costliest part of a run's start: swagger-parser validates and
+ * dereferences spec/openapi.yaml (compiling the OpenAPI 3.1 schema with ajv, about half a second of
+ * CPU), and spec/requirements.yaml is parsed and validated (about a tenth). What comes out depends on
+ * nothing but the spec's files, the code that checks the catalog and swagger-parser's version, so
+ * `npm run build` does it once (`node dist/spec/checked.js`) and keeps the result in
+ * dist/spec/checked.bin, with a SHA-256 of all of these. A run uses it only while that fingerprint
+ * still matches byte for byte: an edited spec, an invalid one, another swagger-parser, and the run
+ * checks the spec itself, exactly as it would without the file. The file is never written by a run.
+ */
+import { createHash } from 'node:crypto';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { deserialize, serialize } from 'node:v8';
+import type { Requirement, UnspecifiedTopic } from './catalog.ts';
+import { specFiles } from './paths.ts';
+
+/** What the build checked: the catalog's data as validated, and the OpenAPI document as dereferenced. */
+export interface Checked {
+  readonly catalog: {
+    readonly version: 1;
+    readonly requirements: readonly Requirement[];
+    readonly unspecified: readonly UnspecifiedTopic[];
+  };
+  /** spec/openapi.yaml as swagger-parser validated and dereferenced it (shared schemas stay shared). */
+  readonly openapi: object;
+}
+
+/** Bump when the shape of the file changes: an old file then no longer matches. */
+const FORMAT = 'petstore-conformance checked spec 1';
+
+/** dist/spec/checked.bin beside the compiled module; from the sources (spec/checked.ts) there is none. */
+const file = () => fileURLToPath(new URL('./checked.bin', import.meta.url));
+
+/** The SHA-256 of everything the checked result depends on. */
+function fingerprint(): string {
+  const hash = createHash('sha256').update(FORMAT);
+  const parser = createRequire(import.meta.url).resolve('@apidevtools/swagger-parser/package.json');
+  const catalogCode = fileURLToPath(
+    new URL(`./catalog${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url),
+  );
+  for (const path of [
+    specFiles.openapi,
+    specFiles.requirements,
+    specFiles.requirementsSchema,
+    catalogCode,
+    parser,
+  ]) {
+    hash
+      .update('\0')
+      .update(path.slice(path.lastIndexOf('/')))
+      .update('\0')
+      .update(readFileSync(path));
+  }
+  return hash.digest('hex');
+}
+
+let read: { checked: Checked | undefined } | undefined;
+
+/**
+ * What the build checked, when it still holds for the spec as it is now; otherwise undefined (the
+ * caller checks the spec itself). Read once per process; never throws.
+ */
+export function readChecked(): Checked | undefined {
+  read ??= { checked: load() };
+  return read.checked;
+}
+
+function load(): Checked | undefined {
+  try {
+    const stored = deserialize(readFileSync(file())) as { fingerprint?: unknown; checked?: Checked };
+    return stored.fingerprint === fingerprint() ? stored.checked : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Checks the spec as a run would and stores the result with its fingerprint; does nothing when the
+ * stored one is current. An invalid spec is not stored (an older file is removed), and is not an
+ * error here: the run that meets it reports it (exit 2), as it always has.
+ */
+export async function writeChecked(): Promise<'current' | 'written' | 'invalid'> {
+  const expected = fingerprint();
+  try {
+    const stored = deserialize(readFileSync(file())) as { fingerprint?: unknown };
+    if (stored.fingerprint === expected) return 'current';
+  } catch {
+    // none yet, or unreadable: write it
+  }
+  try {
+    const { parseCatalog } = await import('./catalog.ts');
+    const { default: SwaggerParser } = await import('@apidevtools/swagger-parser');
+    const catalog = parseCatalog(readFileSync(specFiles.requirements, 'utf8'));
+    const openapi = (await SwaggerParser.validate(specFiles.openapi)) as object;
+    const checked: Checked = {
+      catalog: {
+        version: catalog.version,
+        requirements: catalog.requirements,
+        unspecified: catalog.unspecified,
+      },
+      openapi,
+    };
+    writeFileSync(file(), serialize({ fingerprint: expected, checked }));
+    return 'written';
+  } catch {
+    rmSync(file(), { force: true });
+    return 'invalid';
+  }
+}
+
+// `node dist/spec/checked.js`, run by `npm run build`. Not a top-level await: catalog.ts, which
+// writeChecked() loads, imports this module, which must have finished evaluating by then.
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  void writeChecked().then((outcome) => {
+    if (outcome === 'invalid')
+      process.stderr.write('note: the spec does not check; every run will say why (exit 2)\n');
+  });
+}
