@@ -7,6 +7,7 @@ import AllureVitestReporter from 'allure-vitest/reporter';
 import { startVitest, type TestCase } from 'vitest/node';
 import { type BrokenModule, type CollectorEvents, OutcomeCollector } from './collector.ts';
 import type { TestOutcome } from './rollup.ts';
+import { mark, STAGE } from './timeline.ts';
 
 export type VitestOptions = NonNullable<Parameters<typeof startVitest>[2]>;
 
@@ -40,11 +41,20 @@ export async function runSuites(suiteOptions: VitestOptions, options: RunSuitesO
   const maxConcurrency = suiteOptions.maxConcurrency ?? 5;
   let deadlineAt = Date.now() + (options.startupMs ?? 60_000) + 2 * hookTimeout;
 
+  let firstOutcome = true;
+  let firstCollected = true;
   const collector = new OutcomeCollector(options.root, {
     ...options.events,
     onCollected(tests) {
+      if (firstCollected) mark(STAGE.collected);
+      firstCollected = false;
       deadlineAt += worstCaseMs(tests, { testTimeout, hookTimeout, maxConcurrency });
       options.events?.onCollected?.(tests);
+    },
+    onOutcome(outcome, done, collected) {
+      if (firstOutcome) mark(STAGE.firstTest);
+      firstOutcome = false;
+      options.events?.onOutcome?.(outcome, done, collected);
     },
   });
   const allure = new AllureVitestReporter({
@@ -66,6 +76,7 @@ export async function runSuites(suiteOptions: VitestOptions, options: RunSuitesO
   const cwd = process.cwd();
   process.chdir(options.root);
   let startError: string | undefined;
+  mark(STAGE.vitestStarting);
   const run = startVitest('test', [], {
     ...suiteOptions,
     config: false,
@@ -88,6 +99,7 @@ export async function runSuites(suiteOptions: VitestOptions, options: RunSuitesO
   } finally {
     clearInterval(timer);
     process.chdir(cwd);
+    mark(STAGE.testsDone);
   }
 
   const outcomes = [...collector.outcomes];

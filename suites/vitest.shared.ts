@@ -59,5 +59,20 @@ export function suiteVitestOptions(config: Config, openapi?: object): InlineConf
     maxConcurrency: 64,
     passWithNoTests: false,
     watch: false,
+    ...compiledHarness(),
+  };
+}
+
+/**
+ * When this module runs compiled (dist/suites/vitest.shared.js, as the CLI runs it), the suites'
+ * import of the harness is pointed at its compiled twin beside it, loaded by Node itself in each
+ * worker rather than transformed file by file by vitest through the main process.
+ */
+function compiledHarness(): Pick<InlineConfig, 'alias' | 'server'> {
+  if (!import.meta.url.endsWith('.js')) return {};
+  const harness = fileURLToPath(new URL('./harness/index.js', import.meta.url));
+  return {
+    alias: [{ find: /^\.\.\/harness\/index\.ts$/, replacement: harness }],
+    server: { deps: { external: [/\/dist\/suites\/harness\//] } },
   };
 }
