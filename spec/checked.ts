@@ -5,7 +5,7 @@
  * dereferences spec/openapi.yaml (compiling the OpenAPI 3.1 schema with ajv, about half a second of
  * CPU), and spec/requirements.yaml is parsed and validated (about a tenth). What comes out depends on
  * nothing but the spec's files, the code that checks the catalog and swagger-parser's version, so
- * `npm run build` does it once (`node dist/spec/checked.js`) and keeps the result in
+ * `npm run build` does it once (scripts/build.mjs calls writeChecked()) and keeps the result in
  * dist/spec/checked.bin, with a SHA-256 of all of these. A run uses it only while that fingerprint
  * still matches byte for byte: an edited spec, an invalid one, another swagger-parser, and the run
  * checks the spec itself, exactly as it would without the file. The file is never written by a run.
@@ -13,7 +13,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { deserialize, serialize } from 'node:v8';
 import type { Requirement, UnspecifiedTopic } from './catalog.ts';
 import { specFiles } from './paths.ts';
@@ -110,13 +110,4 @@ export async function writeChecked(): Promise<'current' | 'written' | 'invalid'>
     rmSync(file(), { force: true });
     return 'invalid';
   }
-}
-
-// `node dist/spec/checked.js`, run by `npm run build`. Not a top-level await: catalog.ts, which
-// writeChecked() loads, imports this module, which must have finished evaluating by then.
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  void writeChecked().then((outcome) => {
-    if (outcome === 'invalid')
-      process.stderr.write('note: the spec does not check; every run will say why (exit 2)\n');
-  });
 }
