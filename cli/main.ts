@@ -152,11 +152,16 @@ async function stages(
   const reports = new ReportFolder(options.reportDir, options.previousReportDir, redactor, io.cwd);
   let plan: Plan | undefined;
   let target: OpenTarget | undefined;
+  let opening: Promise<OpenTarget | undefined> | undefined;
   try {
     plan = await makePlan(options, io.cwd);
     const deps = await dependencies;
+    // The target opens (the reference starts on its own thread, or the deployment is reached) while
+    // vitest is still loading; a target that cannot be opened is reported once it has loaded.
+    const open = quietly(openTarget(options, deps));
+    opening = open.catch(() => undefined);
     const { runSuites } = await suites;
-    target = await openTarget(options, deps);
+    target = await open;
     const config = withBaseUrl(options.config, target.baseUrl);
     const total = plan.spec.catalog.requirements.length;
     for (const line of startLines(deps.version(), config, target.from, plan.selected.length, total, p)) {
@@ -242,7 +247,7 @@ async function stages(
     }
     throw error;
   } finally {
-    await target?.close();
+    await (target ?? (await opening))?.close();
   }
 }
 
