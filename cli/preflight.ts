@@ -6,7 +6,6 @@ import diagnostics from 'node:diagnostics_channel';
 import { lstatSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
-import { request } from 'undici';
 import { type Catalog, loadCatalog } from '../spec/catalog.ts';
 import { readChecked } from '../spec/checked.ts';
 import { specFiles } from '../spec/paths.ts';
@@ -149,6 +148,8 @@ export async function checkReachable(baseUrl: string, timeoutMs: number, network
   // Silence after the connection is made ends the check (headersTimeout: reachable); the timer is
   // the limit for making the connection at all (a proxy that never answers CONNECT).
   const timer = AbortSignal.timeout(timeoutMs + 2_000);
+  // Loaded here, not with the command: a run against the bundled reference does not need it.
+  const { request } = await import('undici');
   try {
     const res = await request(url, {
       method: 'GET',

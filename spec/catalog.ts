@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { Ajv } from 'ajv';
-import { parse } from 'yaml';
+import { createRequire } from 'node:module';
 import { readChecked } from './checked.ts';
 import { specFiles } from './paths.ts';
 
@@ -64,6 +63,10 @@ export function loadCatalog(): Catalog {
 
 /** Validates catalog text against spec/requirements.schema.json and the rules a schema cannot say. */
 export function parseCatalog(text: string): Catalog {
+  // Loaded here rather than with the module: a run whose catalog the build checked needs neither.
+  const require = createRequire(import.meta.url);
+  const { parse } = require('yaml') as typeof import('yaml');
+  const { Ajv } = require('ajv') as typeof import('ajv');
   const data: unknown = parse(text);
   const schema = JSON.parse(readFileSync(specFiles.requirementsSchema, 'utf8'));
   const validate = new Ajv({ allErrors: true }).compile(schema);
