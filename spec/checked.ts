@@ -27,34 +27,46 @@ export interface Checked {
   };
   /** spec/openapi.yaml as swagger-parser validated and dereferenced it (shared schemas stay shared). */
   readonly openapi: object;
+  /**
+   * ajv's standalone code of the validators each side compiles from that document, each with its
+   * own options: the suites' (suites/harness/contract.ts, by JSON pointer) and the reference's
+   * (reference-impl/contract.ts). The two sides share the document, never a validator.
+   */
+  readonly validators: {
+    readonly suites: Readonly<Record<string, string>>;
+    readonly reference: Readonly<Record<'pet' | 'limit', string>>;
+  };
 }
 
 /** Bump when the shape of the file changes: an old file then no longer matches. */
-const FORMAT = 'petstore-conformance checked spec 1';
+const FORMAT = 'petstore-conformance checked spec 2';
 
 /** dist/spec/checked.bin beside the compiled module; from the sources (spec/checked.ts) there is none. */
 const file = () => fileURLToPath(new URL('./checked.bin', import.meta.url));
 
-/** The SHA-256 of everything the checked result depends on. */
+/**
+ * The SHA-256 of everything the checked result depends on: the spec's files, the code that checks
+ * the catalog and compiles each side's validators (with its ajv options), and the versions of
+ * swagger-parser, ajv and ajv-formats.
+ */
 function fingerprint(): string {
   const hash = createHash('sha256').update(FORMAT);
-  const parser = createRequire(import.meta.url).resolve('@apidevtools/swagger-parser/package.json');
-  const catalogCode = fileURLToPath(
-    new URL(`./catalog${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url),
-  );
-  for (const path of [
-    specFiles.openapi,
-    specFiles.requirements,
-    specFiles.requirementsSchema,
-    catalogCode,
-    parser,
-  ]) {
-    hash
-      .update('\0')
-      .update(path.slice(path.lastIndexOf('/')))
-      .update('\0')
-      .update(readFileSync(path));
-  }
+  const { resolve } = createRequire(import.meta.url);
+  const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
+  const code = (path: string) => fileURLToPath(new URL(`${path}${ext}`, import.meta.url));
+  // By name, not by path: the package checked at build time is the one installed elsewhere later.
+  const inputs: [string, string][] = [
+    ['openapi.yaml', specFiles.openapi],
+    ['requirements.yaml', specFiles.requirements],
+    ['requirements.schema.json', specFiles.requirementsSchema],
+    ['catalog', code('./catalog')],
+    ['suites contract', code('../suites/harness/contract')],
+    ['reference contract', code('../reference-impl/contract')],
+    ['swagger-parser', resolve('@apidevtools/swagger-parser/package.json')],
+    ['ajv', resolve('ajv/package.json')],
+    ['ajv-formats', resolve('ajv-formats/package.json')],
+  ];
+  for (const [name, path] of inputs) hash.update('\0').update(name).update('\0').update(readFileSync(path));
   return hash.digest('hex');
 }
 
@@ -94,6 +106,8 @@ export async function writeChecked(): Promise<'current' | 'written' | 'invalid'>
   try {
     const { parseCatalog } = await import('./catalog.ts');
     const { default: SwaggerParser } = await import('@apidevtools/swagger-parser');
+    const { precompileContract } = await import('../suites/harness/contract.ts');
+    const { precompileReference } = await import('../reference-impl/contract.ts');
     const catalog = parseCatalog(readFileSync(specFiles.requirements, 'utf8'));
     const openapi = (await SwaggerParser.validate(specFiles.openapi)) as object;
     const checked: Checked = {
@@ -103,6 +117,10 @@ export async function writeChecked(): Promise<'current' | 'written' | 'invalid'>
         unspecified: catalog.unspecified,
       },
       openapi,
+      validators: {
+        suites: precompileContract(openapi as Parameters<typeof precompileContract>[0]),
+        reference: precompileReference(openapi as Parameters<typeof precompileReference>[0]),
+      },
     };
     writeFileSync(file(), serialize({ fingerprint: expected, checked }));
     return 'written';
