@@ -4,7 +4,7 @@
  * and past it the run is cancelled and its unfinished tests fail.
  */
 import AllureVitestReporter from 'allure-vitest/reporter';
-import { startVitest, type TestCase } from 'vitest/node';
+import { type Reporter, startVitest, type TestCase } from 'vitest/node';
 import { type BrokenModule, type CollectorEvents, OutcomeCollector } from './collector.ts';
 import type { TestOutcome } from './rollup.ts';
 import { mark, STAGE } from './timeline.ts';
@@ -41,20 +41,11 @@ export async function runSuites(suiteOptions: VitestOptions, options: RunSuitesO
   const maxConcurrency = suiteOptions.maxConcurrency ?? 5;
   let deadlineAt = Date.now() + (options.startupMs ?? 60_000) + 2 * hookTimeout;
 
-  let firstOutcome = true;
-  let firstCollected = true;
   const collector = new OutcomeCollector(options.root, {
     ...options.events,
     onCollected(tests) {
-      if (firstCollected) mark(STAGE.collected);
-      firstCollected = false;
       deadlineAt += worstCaseMs(tests, { testTimeout, hookTimeout, maxConcurrency });
       options.events?.onCollected?.(tests);
-    },
-    onOutcome(outcome, done, collected) {
-      if (firstOutcome) mark(STAGE.firstTest);
-      firstOutcome = false;
-      options.events?.onOutcome?.(outcome, done, collected);
     },
   });
   const allure = new AllureVitestReporter({
@@ -81,7 +72,7 @@ export async function runSuites(suiteOptions: VitestOptions, options: RunSuitesO
     ...suiteOptions,
     config: false,
     watch: false,
-    reporters: [collector, allure],
+    reporters: [collector, allure, stageMarks()],
   }).then(
     () => 'done' as const,
     (error: unknown) => {
@@ -138,6 +129,21 @@ export function worstCaseMs(
   const longest = together.length ? Math.max(...together) : 0;
   const batches = Math.ceil(together.length / Math.max(1, limits.maxConcurrency));
   return 4 * limits.hookTimeout + alone + batches * longest;
+}
+
+/** A reporter that marks the first file collected, the first test started and the first test done. */
+function stageMarks(): Reporter {
+  const once = new Set<string>();
+  const first = (stage: Parameters<typeof mark>[0]) => () => {
+    if (once.has(stage)) return;
+    once.add(stage);
+    mark(stage);
+  };
+  return {
+    onTestModuleCollected: first(STAGE.collected),
+    onTestCaseReady: first(STAGE.firstTestStarted),
+    onTestCaseResult: first(STAGE.firstTest),
+  };
 }
 
 /** Cancels the run and closes vitest (its workers included), each step bounded. */

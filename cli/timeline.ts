@@ -11,6 +11,8 @@ export const STAGE = {
   vitestStarting: 'petstore-conformance:vitest-starting',
   /** The first suite file's tests were collected. */
   collected: 'petstore-conformance:first-file-collected',
+  /** The first check started: vitest, its workers and the first suite file are loaded. */
+  firstTestStarted: 'petstore-conformance:first-test-started',
   firstTest: 'petstore-conformance:first-test-done',
   /** vitest finished (or the run was cut at its deadline); what follows is judging and reports. */
   testsDone: 'petstore-conformance:tests-done',
