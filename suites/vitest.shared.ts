@@ -8,13 +8,15 @@ import { CONFIG_KEY, type Config, OPENAPI_KEY, REQUIREMENTS_KEY } from './harnes
 
 /**
  * Workers, each running its share of the test files one after another (with the tests of a file all
- * at once). A worker costs about half a second of CPU to start (undici, ajv, swagger-parser, vitest),
- * which on a small machine outweighs what more parallel files save; measured on 2 cores, 2 workers
- * without isolation ran the suites in the least time. Against a server that never answers, a file
- * takes about one timeout, so the run takes about (files / workers) × timeoutMs: with the four files
- * of suites/ (list, create, show, cross) and two workers, 2 × timeoutMs.
+ * at once). A worker costs about 0.2 s of CPU to start, and during the checks one worker keeps its
+ * core busy while the reference (on a thread of its own) and the main thread's reporters use about
+ * a third of another. On 2 cores one worker ran the default run as fast as two or faster, with 0.3 s
+ * less CPU (npm run bench, README "Benchmarks"); with more cores, two split the checks. Against a
+ * server that never answers, a file takes about one timeout, so the run takes about
+ * (files / workers) × timeoutMs: with the four files of suites/ (list, create, show, cross), 4 ×
+ * timeoutMs on 2 cores and 2 × with more.
  */
-const WORKERS = Math.min(4, Math.max(2, availableParallelism()));
+const WORKERS = availableParallelism() > 2 ? 2 : 1;
 
 /**
  * The vitest options that run the conformance suites against the deployment `config` describes.
@@ -30,9 +32,12 @@ const WORKERS = Math.min(4, Math.max(2, availableParallelism()));
  *   swagger-parser to dereference it again;
  * - testTimeout leaves room for every sequential request of a check to time out (harness/budget.ts),
  *   so that a server that never answers fails each check with the client's own message, not vitest's;
- * - tests of a file run concurrently and files run in parallel on a few workers that are not isolated
- *   per file (the harness keeps no state a file could leak: one connection pool, one compiled
- *   contract per worker): against a server that hangs, the whole run takes a few × timeoutMs.
+ * - tests of a file run concurrently, and files one after another on one or two workers (WORKERS)
+ *   that are not isolated per file (the harness keeps no state a file could leak: one connection
+ *   pool, one compiled contract per worker): against a server that hangs, the whole run takes a few
+ *   × timeoutMs;
+ * - the harness the suites import is its compiled twin in dist/ when these options come from dist/
+ *   (the CLI), loaded by Node in the worker rather than transformed by vitest (compiledHarness()).
  *
  * This file is compiled into dist/ with the CLI that imports it: it imports nothing heavy.
  */
