@@ -19,7 +19,7 @@ const vitest = await startVitest('test', [], {
   config: false,
   watch: false,
   include: ['bench/floor/empty.test.ts'],
-  reporters: [{ onTestCaseReady: first(STAGE.firstTestStarted), onTestCaseResult: first(STAGE.firstTest) }],
+  reporters: [{ onTestModuleCollected: first(STAGE.collected), onTestCaseResult: first(STAGE.firstTest) }],
 });
 mark(STAGE.testsDone);
 const failed = vitest.state.getCountOfFailedTests();

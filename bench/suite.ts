@@ -90,7 +90,7 @@ export function stagesOf(t: Timed): Record<Stage, number> {
   const vitest = m[name(STAGE.vitestStarting)] ?? 0;
   const opening = m[name(STAGE.targetOpening)] ?? vitest;
   const open = m[name(STAGE.targetOpen)] ?? opening;
-  const first = m[name(STAGE.firstTestStarted)] ?? Number.NaN;
+  const first = m[name(STAGE.collected)] ?? Number.NaN;
   const done = m[name(STAGE.testsDone)] ?? Number.NaN;
   return {
     node: t.ms - t.exitMs,

@@ -191,7 +191,7 @@ export class StagingWriter implements Writer {
   }
 }
 
-/** A reporter that marks the first file collected, the first test started and the first test done. */
+/** A reporter that marks the first file collected and the first test done. */
 function stageMarks(): Reporter {
   const once = new Set<string>();
   const first = (stage: Parameters<typeof mark>[0]) => () => {
@@ -201,7 +201,6 @@ function stageMarks(): Reporter {
   };
   return {
     onTestModuleCollected: first(STAGE.collected),
-    onTestCaseReady: first(STAGE.firstTestStarted),
     onTestCaseResult: first(STAGE.firstTest),
   };
 }

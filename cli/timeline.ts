@@ -9,10 +9,12 @@ export const STAGE = {
   /** The reference listens (or the deployment answered the reachability check). */
   targetOpen: 'petstore-conformance:target-open',
   vitestStarting: 'petstore-conformance:vitest-starting',
-  /** The first suite file's tests were collected. */
+  /**
+   * The first suite file's tests were collected: vitest, its worker and the first file are loaded,
+   * and the checks start (the main thread hears of it within a few ms; of a test's start, only
+   * about 0.1 s later, as vitest sends those in batches).
+   */
   collected: 'petstore-conformance:first-file-collected',
-  /** The first check started: vitest, its workers and the first suite file are loaded. */
-  firstTestStarted: 'petstore-conformance:first-test-started',
   firstTest: 'petstore-conformance:first-test-done',
   /** vitest finished (or the run was cut at its deadline); what follows is judging and reports. */
   testsDone: 'petstore-conformance:tests-done',
