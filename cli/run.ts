@@ -191,7 +191,12 @@ export class StagingWriter implements Writer {
   }
 }
 
-/** A reporter that marks the first file collected and the first test done. */
+/**
+ * A reporter that marks the first file collected and the first test done, and has every suite file
+ * transformed as the run starts: the main thread does it while the worker starts, instead of while
+ * the worker waits for each file in turn (about 0.08 s for the first, 0.02 s for each next one).
+ * A file that does not transform is left to fail where it always has, when the worker asks for it.
+ */
 function stageMarks(): Reporter {
   const once = new Set<string>();
   const first = (stage: Parameters<typeof mark>[0]) => () => {
@@ -200,6 +205,10 @@ function stageMarks(): Reporter {
     mark(stage);
   };
   return {
+    onTestRunStart(specifications) {
+      for (const { project, moduleId } of specifications)
+        project.vite.environments.ssr?.transformRequest(moduleId).catch(() => undefined);
+    },
     onTestModuleCollected: first(STAGE.collected),
     onTestCaseResult: first(STAGE.firstTest),
   };
