@@ -79,38 +79,42 @@ function timedShell(command: string): Promise<{ ms: number; code: number | null 
 const name = (stage: string) => stage.replace(/^petstore-conformance:/, '');
 
 /**
- * Where the time of one run goes, in ms: Node's own start and exit (outside the time origin),
- * start-up (the CLI loaded, the plan made), the reference started (beside vitest loading, so the
- * two overlap), vitest to the first check's start (vitest, its worker and the first suite file
- * loaded), the checks, and reports (judging, writing, exit). The floor has no reference, and no CLI
- * before vitest.
+ * Where the time of one run goes, in ms, stage after stage (they add up to the wall time): Node's
+ * own start and exit (outside its time origin); the CLI's start-up (its modules, the plan); vitest
+ * loading, with the target opening beside it (the reference on its own thread, or the deployment
+ * reached); vitest to the first suite file collected (its worker started, the file and the harness
+ * loaded); the checks; judging, reports and exit. `reference` is the target's own part of the
+ * loading stage, beside it rather than after. The floor has no CLI and no target: its loading stage
+ * is vitest's import alone.
  */
 export function stagesOf(t: Timed): Record<Stage, number> {
   const m = t.marks;
-  const vitest = m[name(STAGE.vitestStarting)] ?? 0;
-  const opening = m[name(STAGE.targetOpening)] ?? vitest;
+  const vitest = m[name(STAGE.vitestStarting)] ?? Number.NaN;
+  const opening = m[name(STAGE.targetOpening)] ?? 0;
   const open = m[name(STAGE.targetOpen)] ?? opening;
   const first = m[name(STAGE.collected)] ?? Number.NaN;
   const done = m[name(STAGE.testsDone)] ?? Number.NaN;
   return {
     node: t.ms - t.exitMs,
     startup: opening,
+    loading: vitest - opening,
     reference: open - opening,
-    firstTest: first - open,
+    firstFile: first - vitest,
     checks: done - first,
     reports: t.exitMs - done,
   };
 }
 
-export const STAGES = ['node', 'startup', 'reference', 'firstTest', 'checks', 'reports'] as const;
+export const STAGES = ['node', 'startup', 'loading', 'reference', 'firstFile', 'checks', 'reports'] as const;
 export type Stage = (typeof STAGES)[number];
 export const STAGE_LABELS: Record<Stage, string> = {
   node: 'Node start and exit',
-  startup: 'start-up (CLI, plan)',
-  reference: 'reference start',
-  firstTest: 'to the first check',
+  startup: 'CLI start-up and plan',
+  loading: 'vitest loads',
+  reference: '  beside it: target opens',
+  firstFile: 'to the first file collected',
   checks: 'checks',
-  reports: 'reports and exit',
+  reports: 'judging, reports, exit',
 };
 
 export interface RunFigures {
