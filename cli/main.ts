@@ -141,8 +141,8 @@ async function stages(
   startedAt: Date,
 ): Promise<number> {
   const { p, out, err, warn } = consoleOf(io, env, redactor);
-  // vitest, allure-vitest and the reference implementation (about 0.4 s to load) load while the
-  // plan validates the spec on a thread of its own; awaited only once the spec is known good.
+  // vitest and allure-vitest (about 0.3 s to load) load while the plan is made and the target
+  // opens; awaited only once the spec is known good.
   const suites = quietly(import('./run.ts'));
   const dependencies = quietly(
     givenDeps ? Promise.resolve(givenDeps) : import('./dependencies.ts').then((m) => m.defaultDependencies),
