@@ -40,10 +40,10 @@ export interface Dependencies {
 }
 
 /**
- * The reference on a thread of its own (cli/reference-thread.ts): loading it (swagger-parser, ajv)
- * and compiling its validators take the second core, not the main thread that is loading vitest,
- * and during the checks it serves beside the main thread's reporters. From the sources (the
- * project's own tests), where a thread cannot load TypeScript, it runs in this thread.
+ * The reference on a thread of its own (cli/reference-thread.ts): starting the thread and loading
+ * the reference take the second core, not the main thread that is loading vitest, and during the
+ * checks it serves beside the main thread's reporters. From the sources (the project's own tests),
+ * where a thread cannot load TypeScript, it runs in this thread.
  */
 async function startReference(options: ReferenceOptions): Promise<ReferenceServer> {
   if (!import.meta.url.endsWith('.js')) {
