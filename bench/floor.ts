@@ -1,17 +1,27 @@
 /**
  * The floor of the suite benchmark: one vitest run of one empty test, started through vitest's
- * programmatic API from a fresh Node process, as the CLI starts the suites.
+ * programmatic API from a fresh Node process, as the CLI starts the suites; it marks the same stages
+ * as the CLI (cli/timeline.ts), so that the two break down side by side.
  */
 import { startVitest } from 'vitest/node';
+import { mark, STAGE } from '../cli/timeline.ts';
 import { packageRoot } from '../spec/paths.ts';
 
+const once = new Set<string>();
+const first = (stage: Parameters<typeof mark>[0]) => () => {
+  if (once.has(stage)) return;
+  once.add(stage);
+  mark(stage);
+};
+mark(STAGE.vitestStarting);
 const vitest = await startVitest('test', [], {
   root: packageRoot(),
   config: false,
   watch: false,
   include: ['bench/floor/empty.test.ts'],
-  reporters: [{}],
+  reporters: [{ onTestModuleCollected: first(STAGE.collected), onTestCaseResult: first(STAGE.firstTest) }],
 });
+mark(STAGE.testsDone);
 const failed = vitest.state.getCountOfFailedTests();
 await vitest.close();
 process.exit(failed === 0 ? 0 : 1);

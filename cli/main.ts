@@ -149,8 +149,8 @@ async function stages(
   startedAt: Date,
 ): Promise<number> {
   const { p, out, err, warn } = consoleOf(io, env, redactor);
-  // vitest, allure-vitest and the reference implementation (about 0.4 s to load) load while the
-  // plan validates the spec on a thread of its own; awaited only once the spec is known good.
+  // vitest and allure-vitest (about 0.3 s to load) load while the plan is made and the target
+  // opens; awaited only once the spec is known good.
   const suites = quietly(import('./run.ts'));
   const dependencies = quietly(
     givenDeps ? Promise.resolve(givenDeps) : import('./dependencies.ts').then((m) => m.defaultDependencies),
@@ -160,11 +160,16 @@ async function stages(
   const reports = new ReportFolder(options.reportDir, options.previousReportDir, redactor, io.cwd);
   let plan: Plan | undefined;
   let target: OpenTarget | undefined;
+  let opening: Promise<OpenTarget | undefined> | undefined;
   try {
     plan = await makePlan(options, io.cwd);
     const deps = await dependencies;
+    // The target opens (the reference starts on its own thread, or the deployment is reached) while
+    // vitest is still loading; a target that cannot be opened is reported once it has loaded.
+    const open = quietly(openTarget(options, deps));
+    opening = open.catch(() => undefined);
     const { runSuites } = await suites;
-    target = await openTarget(options, deps);
+    target = await open;
     const config = withBaseUrl(options.config, target.baseUrl);
     const total = plan.spec.catalog.requirements.length;
     for (const line of startLines(deps.version(), config, target.from, plan.selected.length, total, p)) {
@@ -251,7 +256,7 @@ async function stages(
     }
     throw error;
   } finally {
-    await target?.close();
+    await (target ?? (await opening))?.close();
   }
 }
 

@@ -6,8 +6,8 @@ import diagnostics from 'node:diagnostics_channel';
 import { lstatSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
-import { request } from 'undici';
 import { type Catalog, loadCatalog } from '../spec/catalog.ts';
+import { readChecked } from '../spec/checked.ts';
 import { specFiles } from '../spec/paths.ts';
 import { isSelected, type Selection, unmatchedPrefixes } from '../spec/select.ts';
 import type { Network } from '../suites/harness/config.ts';
@@ -27,13 +27,16 @@ export interface Spec {
 }
 
 /**
- * Validates spec/openapi.yaml (swagger-parser) and spec/requirements.yaml (its schema and rules).
- * The OpenAPI document is validated on a thread of its own (see validateOpenApi) while this one reads
+ * Validates spec/openapi.yaml (swagger-parser) and spec/requirements.yaml (its schema and rules),
+ * or takes both as the build validated them when nothing they depend on has changed since. The
+ * OpenAPI document is validated on a thread of its own (see validateOpenApi) while this one reads
  * the catalog and the caller loads what the run needs next; an invalid document is reported first,
  * as when the two were read one after the other.
  */
 export async function loadSpec(): Promise<Spec> {
-  const validation = validateOpenApi(specFiles.openapi);
+  // As the build validated it, while that still holds byte for byte (spec/checked.ts).
+  const checked = readChecked()?.openapi;
+  const validation = checked ? Promise.resolve({ api: checked }) : validateOpenApi(specFiles.openapi);
   let catalog: Catalog | undefined;
   let catalogError: unknown;
   try {
@@ -145,6 +148,8 @@ export async function checkReachable(baseUrl: string, timeoutMs: number, network
   // Silence after the connection is made ends the check (headersTimeout: reachable); the timer is
   // the limit for making the connection at all (a proxy that never answers CONNECT).
   const timer = AbortSignal.timeout(timeoutMs + 2_000);
+  // Loaded here, not with the command: a run against the bundled reference does not need it.
+  const { request } = await import('undici');
   try {
     const res = await request(url, {
       method: 'GET',

@@ -5,8 +5,9 @@
  */
 import { createHash } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
-import { Ajv } from 'ajv';
+import type { Ajv } from 'ajv';
 import type { Level } from '../spec/catalog.ts';
 import type { Status } from './rollup.ts';
 
@@ -174,7 +175,9 @@ export function readSummary(given: string, cwd: string): SummaryFile {
       `${given}: not a petstore-conformance summary.json (${typeof tool === 'string' ? `its /tool/name is ${JSON.stringify(tool)}` : 'it has no /tool/name'})`,
     );
   }
-  validator ??= new Ajv({ allErrors: false, strict: false }).compile(SCHEMA);
+  // ajv is loaded here, not with the module: every run imports this one for catalogIdentity().
+  const { Ajv: Validator } = createRequire(import.meta.url)('ajv') as typeof import('ajv');
+  validator ??= new Validator({ allErrors: false, strict: false }).compile(SCHEMA);
   if (!validator(data)) {
     const e = validator.errors?.[0];
     const where = e ? `${e.instancePath || '(top level)'} ${e.message}` : 'unknown shape';

@@ -5,6 +5,7 @@
 import type { Dependencies } from './dependencies.ts';
 import type { RunPlan } from './options.ts';
 import { checkReachable } from './preflight.ts';
+import { mark, STAGE } from './timeline.ts';
 
 export interface OpenTarget {
   /** The base URL the suites send to, without a trailing slash. */
@@ -21,8 +22,10 @@ export async function openTarget(
   deps: Pick<Dependencies, 'startReference'>,
 ): Promise<OpenTarget> {
   const { target, config } = options;
+  mark(STAGE.targetOpening);
   if (target.kind === 'url') {
     await checkReachable(target.baseUrl, Math.min(config.timeoutMs, 10_000), config.network);
+    mark(STAGE.targetOpen);
     return { baseUrl: target.baseUrl, from: target.from, close: async () => undefined };
   }
   const reference = await deps.startReference({
@@ -32,6 +35,7 @@ export async function openTarget(
     apiKeyHeader: config.apiKeyHeader,
     ...(config.apiKeyQuery === undefined ? {} : { apiKeyQuery: config.apiKeyQuery }),
   });
+  mark(STAGE.targetOpen);
   return {
     baseUrl: reference.url.replace(/\/+$/, ''),
     from: 'bundled reference implementation, started for this run',

@@ -1,15 +1,59 @@
 /**
  * The validators of the reference implementation, compiled once from spec/openapi.yaml, the single
- * source of the schemas (nothing here is a hand copy). The suites compile their own validators from the
- * same document; the two sides share the contract, never code (STYLE point 15).
+ * source of the schemas (nothing here is a hand copy): by ajv when the server starts, or by the build
+ * (ajv's standalone code, with this module's options, kept by spec/checked.ts while the spec is
+ * unchanged). The suites compile their own validators from the same document; the two sides share
+ * the contract, never code (STYLE point 15).
  */
-import SwaggerParser from '@apidevtools/swagger-parser';
-import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
+import { createRequire } from 'node:module';
+import type { Options } from 'ajv';
+import type { Ajv2020, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
+import { readChecked } from '../spec/checked.ts';
 import { specFiles } from '../spec/paths.ts';
 
-// ajv-formats is CommonJS: under NodeNext its default import is module.exports, typed as the module.
-const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
+const require = createRequire(import.meta.url);
+
+/** OpenAPI 3.1 schemas are JSON Schema 2020-12; formats (int64) come from ajv-formats. */
+const AJV_OPTIONS: Options = { allErrors: true, strict: true };
+
+/** ajv, loaded when this server compiles a schema itself rather than take the build's code. */
+function newAjv(options: Options = AJV_OPTIONS): Ajv2020 {
+  const { Ajv2020: Ajv } = require('ajv/dist/2020.js') as typeof import('ajv/dist/2020.js');
+  // ajv-formats is CommonJS: its callable is module.exports (or its default).
+  const formats = require('ajv-formats') as { default?: unknown };
+  const addFormats = (formats.default ?? formats) as (ajv: Ajv2020) => void;
+  const ajv = new Ajv(options);
+  addFormats(ajv);
+  return ajv;
+}
+
+/** The two schemas this server validates with, from the (dereferenced) document. */
+function schemas(api: Doc): { pet: object; limit: Doc } {
+  const limit = api.paths['/pets'].get.parameters.find((p: Doc) => p.name === 'limit' && p.in === 'query');
+  return { pet: api.paths['/pets'].post.requestBody.content['application/json'].schema, limit };
+}
+
+/**
+ * The validators of this server as ajv's standalone code, with its own options: what the build
+ * keeps (spec/checked.ts), so that starting the server loads no ajv and compiles nothing.
+ */
+export function precompileReference(api: Doc): Record<'pet' | 'limit', string> {
+  const ajv = newAjv({ ...AJV_OPTIONS, code: { source: true } });
+  const { default: standaloneCode } =
+    require('ajv/dist/standalone/index.js') as typeof import('ajv/dist/standalone/index.js');
+  const { pet, limit } = schemas(api);
+  return {
+    pet: standaloneCode(ajv, ajv.compile(pet)),
+    limit: standaloneCode(ajv, ajv.compile(limit.schema)),
+  };
+}
+
+/** A validator from its standalone code (CommonJS), its few runtime imports resolved from here. */
+function instantiate(code: string): ValidateFunction {
+  const module: { exports: unknown } = { exports: {} };
+  new Function('module', 'exports', 'require', code)(module, module.exports, require);
+  return module.exports as ValidateFunction;
+}
 
 export interface Contract {
   /** The request body of createPets: a Pet. */
@@ -43,18 +87,33 @@ export function loadContract(): Promise<Contract> {
   return loading;
 }
 
+/**
+ * The document and its validators as the build checked and precompiled them, while that still holds
+ * byte for byte (spec/checked.ts): neither swagger-parser nor ajv is loaded then. Otherwise
+ * spec/openapi.yaml is dereferenced by swagger-parser and compiled by ajv here.
+ */
 async function compile(): Promise<Contract> {
-  const api = (await SwaggerParser.dereference(specFiles.openapi)) as Doc;
-  // OpenAPI 3.1 schemas are JSON Schema 2020-12; formats (int64) come from ajv-formats.
-  const ajv = new Ajv2020({ allErrors: true, strict: true });
-  addFormats(ajv);
-  const list = api.paths['/pets'].get;
-  const limit = list.parameters.find((p: Doc) => p.name === 'limit' && p.in === 'query');
-  return {
-    pet: ajv.compile(api.paths['/pets'].post.requestBody.content['application/json'].schema),
-    limit: ajv.compile(limit.schema),
-    defaultLimit: limit.schema.default,
-  };
+  const checked = readChecked();
+  if (checked) return compileContract(checked.openapi as Doc, checked.validators.reference);
+  const { default: SwaggerParser } = await import('@apidevtools/swagger-parser');
+  return compileContract((await SwaggerParser.dereference(specFiles.openapi)) as Doc);
+}
+
+/**
+ * The validators of a (dereferenced) document: from `precompiled`, the standalone code
+ * precompileReference() made of this very document, or compiled with ajv here.
+ */
+export function compileContract(api: Doc, precompiled?: Readonly<Record<'pet' | 'limit', string>>): Contract {
+  const { pet, limit } = schemas(api);
+  if (precompiled) {
+    return {
+      pet: instantiate(precompiled.pet),
+      limit: instantiate(precompiled.limit),
+      defaultLimit: limit.schema.default,
+    };
+  }
+  const ajv = newAjv();
+  return { pet: ajv.compile(pet), limit: ajv.compile(limit.schema), defaultLimit: limit.schema.default };
 }
 
 /** Says, for each error of a validation, which field is wrong and how. */

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { Ajv } from 'ajv';
-import { parse } from 'yaml';
+import { createRequire } from 'node:module';
+import { readChecked } from './checked.ts';
 import { specFiles } from './paths.ts';
 
 export type Level = 'MUST' | 'SHOULD' | 'MAY';
@@ -49,14 +49,24 @@ export class CatalogError extends Error {
 
 let cached: Catalog | undefined;
 
-/** Reads, validates and freezes spec/requirements.yaml (once per process). */
+/**
+ * Reads, validates and freezes spec/requirements.yaml (once per process); as the build already
+ * validated it when that still holds (checked.ts).
+ */
 export function loadCatalog(): Catalog {
-  cached ??= parseCatalog(readFileSync(specFiles.requirements, 'utf8'));
+  if (!cached) {
+    const checked = readChecked()?.catalog;
+    cached = checked ? freeze(checked) : parseCatalog(readFileSync(specFiles.requirements, 'utf8'));
+  }
   return cached;
 }
 
 /** Validates catalog text against spec/requirements.schema.json and the rules a schema cannot say. */
 export function parseCatalog(text: string): Catalog {
+  // Loaded here rather than with the module: a run whose catalog the build checked needs neither.
+  const require = createRequire(import.meta.url);
+  const { parse } = require('yaml') as typeof import('yaml');
+  const { Ajv } = require('ajv') as typeof import('ajv');
   const data: unknown = parse(text);
   const schema = JSON.parse(readFileSync(specFiles.requirementsSchema, 'utf8'));
   const validate = new Ajv({ allErrors: true }).compile(schema);
@@ -78,6 +88,11 @@ export function parseCatalog(text: string): Catalog {
       );
     }
   }
+  return freeze(raw);
+}
+
+/** The catalog of validated data: retired requirements left out, everything frozen. */
+function freeze(raw: Pick<Catalog, 'version' | 'requirements' | 'unspecified'>): Catalog {
   const requirements = Object.freeze(raw.requirements.filter((r) => !r.retired).map((r) => deepFreeze(r)));
   const byId = new Map(requirements.map((r) => [r.id, r]));
   return Object.freeze({

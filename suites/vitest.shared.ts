@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import type { InlineConfig } from 'vitest/node';
+import type { InlineConfig, TestSequencer, TestSpecification } from 'vitest/node';
 import { loadCatalog } from '../spec/catalog.ts';
 import { packageRoot } from '../spec/paths.ts';
 import { testTimeoutFor } from './harness/budget.ts';
@@ -8,13 +8,32 @@ import { CONFIG_KEY, type Config, OPENAPI_KEY, REQUIREMENTS_KEY } from './harnes
 
 /**
  * Workers, each running its share of the test files one after another (with the tests of a file all
- * at once). A worker costs about half a second of CPU to start (undici, ajv, swagger-parser, vitest),
- * which on a small machine outweighs what more parallel files save; measured on 2 cores, 2 workers
- * without isolation ran the suites in the least time. Against a server that never answers, a file
- * takes about one timeout, so the run takes about (files / workers) × timeoutMs: with the four files
- * of suites/ (list, create, show, cross) and two workers, 2 × timeoutMs.
+ * at once). A worker costs about 0.2 s of CPU to start, and during the checks one worker keeps its
+ * core busy while the reference (on a thread of its own) and the main thread's reporters use about
+ * a third of another. On 2 cores one worker ran the default run as fast as two or faster, with 0.3 s
+ * less CPU (npm run bench, README "Benchmarks"); with more cores, two split the checks. Against a
+ * server that never answers, a file takes about one timeout, so the run takes about
+ * (files / workers) × timeoutMs: with the four files of suites/ (list, create, show, cross), 4 ×
+ * timeoutMs on 2 cores and 2 × with more.
  */
-const WORKERS = Math.min(4, Math.max(2, availableParallelism()));
+const WORKERS = availableParallelism() > 2 ? 2 : 1;
+
+/**
+ * The suite files in the order of their paths (create, cross, list, show), whatever vitest has
+ * cached of earlier runs' durations (its own order): with one worker a file runs after the ones
+ * before it, and some checks see the pets of the files before theirs (ANY-PET-SCHEMA's list shows
+ * the first pets stored, CREATE-INT64-EXACT's among them when the create file ran first). A fixed
+ * order makes that the same in every run.
+ */
+class PathOrder implements TestSequencer {
+  shard(files: TestSpecification[]): TestSpecification[] {
+    return files;
+  }
+
+  sort(files: TestSpecification[]): TestSpecification[] {
+    return [...files].sort((a, b) => (a.moduleId < b.moduleId ? -1 : a.moduleId > b.moduleId ? 1 : 0));
+  }
+}
 
 /**
  * The vitest options that run the conformance suites against the deployment `config` describes.
@@ -30,9 +49,12 @@ const WORKERS = Math.min(4, Math.max(2, availableParallelism()));
  *   swagger-parser to dereference it again;
  * - testTimeout leaves room for every sequential request of a check to time out (harness/budget.ts),
  *   so that a server that never answers fails each check with the client's own message, not vitest's;
- * - tests of a file run concurrently and files run in parallel on a few workers that are not isolated
- *   per file (the harness keeps no state a file could leak: one connection pool, one compiled
- *   contract per worker): against a server that hangs, the whole run takes a few × timeoutMs.
+ * - tests of a file run concurrently, and files one after another on one or two workers (WORKERS)
+ *   that are not isolated per file (the harness keeps no state a file could leak: one connection
+ *   pool, one compiled contract per worker): against a server that hangs, the whole run takes a few
+ *   × timeoutMs;
+ * - the harness the suites import is its compiled twin in dist/ when these options come from dist/
+ *   (the CLI), loaded by Node in the worker rather than transformed by vitest (compiledHarness()).
  *
  * This file is compiled into dist/ with the CLI that imports it: it imports nothing heavy.
  */
@@ -55,9 +77,24 @@ export function suiteVitestOptions(config: Config, openapi?: object): InlineConf
     maxWorkers: WORKERS,
     isolate: false,
     fileParallelism: true,
-    sequence: { concurrent: true },
+    sequence: { concurrent: true, sequencer: PathOrder },
     maxConcurrency: 64,
     passWithNoTests: false,
     watch: false,
+    ...compiledHarness(),
+  };
+}
+
+/**
+ * When this module runs compiled (dist/suites/vitest.shared.js, as the CLI runs it), the suites'
+ * import of the harness is pointed at its compiled twin beside it, loaded by Node itself in each
+ * worker rather than transformed file by file by vitest through the main process.
+ */
+function compiledHarness(): Pick<InlineConfig, 'alias' | 'server'> {
+  if (!import.meta.url.endsWith('.js')) return {};
+  const harness = fileURLToPath(new URL('./harness/index.js', import.meta.url));
+  return {
+    alias: [{ find: /^\.\.\/harness\/index\.ts$/, replacement: harness }],
+    server: { deps: { external: [/\/dist\/suites\/harness\//] } },
   };
 }

@@ -21,10 +21,17 @@ export function setupRounds(pets: number): number {
 }
 
 /**
- * Generated checks try cases one after another: they stop at the first case that gets no response,
- * and otherwise stop trying new cases (and shrinking) after this many timeouts.
+ * Generated checks try cases GENERATED_CONCURRENCY at a time: they stop at the first case that gets
+ * no response, and otherwise stop trying new cases (and shrinking) after this many timeouts.
  */
 export const GENERATED_BUDGET_FACTOR = 2;
+
+/**
+ * Generated cases in flight at once (harness/generate.ts): 60 cases take 6 round trips instead of
+ * 60, which is what a deployment far away pays for each. Fewer than the 24 creates CREATE-CONCURRENT
+ * sends at once, so that no server sees more concurrency from them than the suite already asks for.
+ */
+export const GENERATED_CONCURRENCY = 10;
 
 /** vitest's testTimeout for a request timeout: every sequential request timing out, and a margin. */
 export function testTimeoutFor(timeoutMs: number): number {

@@ -6,7 +6,7 @@ import { type ExchangeRecord, formatBytes, recordExchange, type SentRequest, toC
 import { stringifyExact } from './json.ts';
 import { createDispatcher, proxySecrets } from './network.ts';
 import { isSecretHeader, registerSecret, registerSecretHeader, registerSecretQueryParam } from './redact.ts';
-import { reproduceOf } from './reproduce.ts';
+import { reproducer } from './reproduce.ts';
 
 /** Bytes of a response body read at most; the rest is not read (a 50 MB answer costs 1 MiB). */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -197,9 +197,15 @@ export class Client {
       const durationMs = performance.now() - started;
       const exchange = recordExchange(sent, { ...outcome, retries, durationMs });
       this.exchanges.push(exchange);
-      const reproduce = reproduceOf(sent, outcome.status);
+      // Written when a check shows it (reproducer): most answers are never shown.
+      const reproduce = reproducer(sent, outcome.status);
       if (outcome.status >= 500 && this.serverErrors.length < MAX_SERVER_ERRORS_KEPT) {
-        this.serverErrors.push({ method: sent.method, url: exchange.url, status: outcome.status, reproduce });
+        this.serverErrors.push({
+          method: sent.method,
+          url: exchange.url,
+          status: outcome.status,
+          reproduce: reproduce(),
+        });
       }
       return {
         request: sent,
@@ -211,7 +217,9 @@ export class Client {
         retries,
         durationMs,
         exchange,
-        reproduce,
+        get reproduce() {
+          return reproduce();
+        },
       };
     }
   }

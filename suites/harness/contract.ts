@@ -1,16 +1,80 @@
-import type { ErrorObject, ValidateFunction } from 'ajv';
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
+import { createRequire } from 'node:module';
+import type { ErrorObject, Options, ValidateFunction } from 'ajv';
+import type { Ajv2020 } from 'ajv/dist/2020.js';
 import { inject } from 'vitest';
+import { readChecked } from '../../spec/checked.ts';
 import { specFiles } from '../../spec/paths.ts';
 import { OPENAPI_KEY } from './config.ts';
 import { clip } from './exchange.ts';
 import { exactInteger, exactText, INT64_MAX, INT64_MIN, inInt64, isExactNumber, parseExact } from './json.ts';
 
-// ajv-formats is CommonJS with a default export; under NodeNext the callable is one level down.
-const addFormats = ((addFormatsModule as { default?: unknown }).default ?? addFormatsModule) as (
-  ajv: Ajv2020,
-) => void;
+const require = createRequire(import.meta.url);
+
+/** The options of every validator of the suites (draft 2020-12, as OpenAPI 3.1 uses; errors with their schema and data). */
+const AJV_OPTIONS: Options = { allErrors: true, strict: false, verbose: true };
+
+/** ajv 2020 with ajv-formats, loaded and made when a schema is compiled here rather than precompiled. */
+function newAjv(options: Options = AJV_OPTIONS): Ajv2020 {
+  const { Ajv2020: Ajv } = require('ajv/dist/2020.js') as typeof import('ajv/dist/2020.js');
+  const formats = require('ajv-formats') as { default?: unknown };
+  // ajv-formats is CommonJS with a default export; under NodeNext the callable is one level down.
+  const addFormats = (formats.default ?? formats) as (ajv: Ajv2020) => void;
+  const ajv = new Ajv(options);
+  addFormats(ajv);
+  return ajv;
+}
+
+/**
+ * Every schema the contract validates with, each once, by the JSON pointer where a walk of the
+ * (dereferenced) document meets it first: components/schemas, then each operation's request and
+ * response bodies. The same walk at build time and in a worker gives the same pointers, so that a
+ * validator precompiled for a pointer is found again.
+ */
+export function contractSchemas(document: Contract['document']): Map<Schema, string> {
+  const out = new Map<Schema, string>();
+  const add = (schema: Schema | undefined, pointer: string) => {
+    if (schema && !out.has(schema)) out.set(schema, pointer);
+  };
+  const token = (key: string) => key.replace(/~/g, '~0').replace(/\//g, '~1');
+  for (const [name, schema] of Object.entries(document.components?.schemas ?? {}))
+    add(schema, `#/components/schemas/${token(name)}`);
+  for (const [path, item] of Object.entries(document.paths)) {
+    for (const [method, op] of Object.entries(item)) {
+      if (!METHODS.includes(method)) continue;
+      const raw = op as RawOperation;
+      const at = `#/paths/${token(path)}/${method}`;
+      for (const [media, content] of Object.entries(raw.requestBody?.content ?? {}))
+        add(content.schema, `${at}/requestBody/content/${token(media)}/schema`);
+      for (const [status, response] of Object.entries(raw.responses ?? {}))
+        for (const [media, content] of Object.entries(response.content ?? {}))
+          add(content.schema, `${at}/responses/${token(status)}/content/${token(media)}/schema`);
+    }
+  }
+  return out;
+}
+
+/**
+ * The validators of contractSchemas() as ajv's standalone code (with the suites' options), by
+ * pointer: what the build keeps (spec/checked.ts) so that no worker loads ajv or compiles a schema.
+ */
+export function precompileContract(document: Contract['document']): Record<string, string> {
+  const ajv = newAjv({ ...AJV_OPTIONS, code: { source: true } });
+  const { default: standaloneCode } =
+    require('ajv/dist/standalone/index.js') as typeof import('ajv/dist/standalone/index.js');
+  const out: Record<string, string> = {};
+  for (const [schema, pointer] of contractSchemas(document))
+    out[pointer] = standaloneCode(ajv, ajv.compile(schema));
+  return out;
+}
+
+/** A validator from its standalone code (CommonJS), its few runtime imports resolved from here. */
+function instantiate(code: string): ValidateFunction {
+  const module: { exports: unknown } = { exports: {} };
+  new Function('module', 'exports', 'require', code)(module, module.exports, require);
+  return module.exports as ValidateFunction;
+}
+
+const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'];
 
 /** A JSON Schema of the (dereferenced) OpenAPI document, read loosely. */
 export interface Schema {
@@ -57,29 +121,40 @@ interface RawOperation {
 /**
  * The contract as code: spec/openapi.yaml dereferenced once (swagger-parser) and an ajv validator
  * (draft 2020-12, as OpenAPI 3.1 uses, with ajv-formats) per operation and status, compiled once on
- * first use (ajv's code generation is the costly part of starting a worker). ajv reads
- * numbers as doubles, so int64 fields are also checked on the lossless parse of the same text: 2^63
- * and 2^63 - 1 are one double, but not one int64.
+ * first use (ajv's code generation is the costly part of starting a worker), or given precompiled
+ * (ajv's standalone code, by the build: see `precompiled`). ajv reads numbers as doubles, so int64
+ * fields are also checked on the lossless parse of the same text: 2^63 and 2^63 - 1 are one double,
+ * but not one int64.
  */
 export class Contract {
   private readonly operations = new Map<string, Operation>();
   private readonly raw = new Map<string, RawOperation>();
   private readonly validators = new Map<Schema, ValidateFunction>();
   private readonly names = new Map<Schema, string>();
-  private readonly ajv = new Ajv2020({ allErrors: true, strict: false, verbose: true });
+  /** Component names by schema text: a precompiled validator's errors carry copies of the schemas. */
+  private readonly namesByText = new Map<string, string>();
+  private readonly pointers: Map<Schema, string>;
+  private ajv: Ajv2020 | undefined;
 
+  /**
+   * `precompiled`: standalone validator code by pointer (contractSchemas()), made from this very
+   * document (precompileContract()); schemas without one are compiled with ajv.
+   */
   constructor(
     readonly document: {
       paths: Record<string, Record<string, unknown>>;
       components?: { schemas?: Record<string, Schema> };
     },
+    private readonly precompiled: Readonly<Record<string, string>> = {},
   ) {
-    addFormats(this.ajv);
-    for (const [name, schema] of Object.entries(document.components?.schemas ?? {}))
+    this.pointers = contractSchemas(document);
+    for (const [name, schema] of Object.entries(document.components?.schemas ?? {})) {
       this.names.set(schema, name);
+      this.namesByText.set(JSON.stringify(schema), name);
+    }
     for (const [path, item] of Object.entries(document.paths)) {
       for (const [method, op] of Object.entries(item)) {
-        if (!['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'].includes(method)) continue;
+        if (!METHODS.includes(method)) continue;
         const raw = op as RawOperation;
         const requestSchema = raw.requestBody?.content?.['application/json']?.schema;
         this.raw.set(raw.operationId, raw);
@@ -174,21 +249,31 @@ export class Contract {
 
   /** A short description of a schema: its component name, or compact JSON with components named. */
   describe(schema: Schema): string {
-    const name = this.names.get(schema);
+    const name = this.nameOf(schema);
     if (name === 'Pets') return 'Pets (an array of Pet)';
     if (name) return name;
     const text = JSON.stringify(schema, (_key, value) => {
-      if (value !== schema && value && typeof value === 'object' && this.names.has(value))
-        return this.names.get(value);
+      if (value !== schema && value && typeof value === 'object') return this.nameOf(value) ?? value;
       return value;
     });
     return cut(text, 200);
   }
 
+  /** The component name of a schema: the object itself, or a copy of it (in a precompiled validator's errors). */
+  private nameOf(schema: object): string | undefined {
+    return this.names.get(schema as Schema) ?? this.namesByText.get(JSON.stringify(schema));
+  }
+
   private compile(schema: Schema): ValidateFunction {
     let fn = this.validators.get(schema);
     if (!fn) {
-      fn = this.ajv.compile(schema);
+      const pointer = this.pointers.get(schema);
+      const code = pointer === undefined ? undefined : this.precompiled[pointer];
+      if (code !== undefined) fn = instantiate(code);
+      else {
+        this.ajv ??= newAjv();
+        fn = this.ajv.compile(schema);
+      }
       this.validators.set(schema, fn);
     }
     return fn;
@@ -275,15 +360,25 @@ export function formatIssues(issues: readonly ContractIssue[], max = 5): string 
 
 /**
  * The contract of spec/openapi.yaml (or another document), once per worker. For spec/openapi.yaml
- * the CLI provides the document its preflight already validated and dereferenced (OPENAPI_KEY), so a
- * worker does not load swagger-parser at all (about 0.1 s of a worker's start); otherwise, as under
+ * compiled (dist/), the document and its validators come as the build checked and precompiled them,
+ * while that still holds byte for byte (spec/checked.ts): no ajv, no compiling. Otherwise the CLI
+ * provides the document its preflight already validated and dereferenced (OPENAPI_KEY), so a worker
+ * does not load swagger-parser at all (about 0.1 s of a worker's start); otherwise, as under
  * suites/vitest.config.ts or in the harness's own tests, the worker dereferences the file itself.
  */
 export function loadContract(file = specFiles.openapi): Promise<Contract> {
   const key = Symbol.for(`petstore-conformance.contract:${file}`);
   const holder = globalThis as { [key]?: Promise<Contract> };
+  if (holder[key]) return holder[key];
+  const checked = file === specFiles.openapi ? readChecked() : undefined;
+  if (checked) {
+    holder[key] = Promise.resolve(
+      new Contract(checked.openapi as Contract['document'], checked.validators.suites),
+    );
+    return holder[key];
+  }
   const provided = file === specFiles.openapi ? inject(OPENAPI_KEY) : undefined;
-  holder[key] ??= (
+  holder[key] = (
     provided !== undefined
       ? Promise.resolve(provided)
       : import('@apidevtools/swagger-parser').then(({ default: SwaggerParser }) =>

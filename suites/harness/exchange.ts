@@ -105,19 +105,49 @@ export function toCurl(req: SentRequest): string {
   return `${producer}${parts.join(' ')}${note}`;
 }
 
-/** The masked record of a request with its response, or with the error that stopped it. */
-export function recordExchange(
-  req: SentRequest,
-  res: {
-    status?: number;
-    headers?: Readonly<Record<string, string>>;
-    body?: Uint8Array;
-    truncated?: boolean;
-    error?: string;
-    retries?: number;
-    durationMs: number;
-  },
-): ExchangeRecord {
+/**
+ * The masked record of a request with its response, or with the error that stopped it. Its fields
+ * are masked and cut when first read, not when the request ends: most records of a run are never
+ * read (only a failing check's are shown), and masking and cutting every body was a tenth of a
+ * worker's time. Reading any field (JSON.stringify, vitest's serialisation of an error, a structured
+ * clone) makes the whole record, masked with every secret registered by then.
+ */
+export function recordExchange(req: SentRequest, res: ExchangeResult): ExchangeRecord {
+  let made: ExchangeRecord | undefined;
+  const make = () => {
+    made ??= maskedRecord(req, res);
+    return made;
+  };
+  const record = {};
+  // The fields the record has, known without masking anything; each one makes the record when read.
+  const fields: (keyof ExchangeRecord)[] = ['method', 'url', 'requestHeaders'];
+  if (req.body) fields.push('requestBody', 'requestBytes');
+  if (res.status !== undefined) fields.push('status');
+  if (res.headers) fields.push('responseHeaders');
+  if (res.body) fields.push('responseBody', 'responseBytes');
+  if (res.truncated) fields.push('truncated');
+  if (res.error) fields.push('error');
+  if (res.retries) fields.push('retries');
+  fields.push('durationMs');
+  for (const field of fields) {
+    Object.defineProperty(record, field, { enumerable: true, get: () => make()[field] });
+  }
+  Object.defineProperty(record, 'toJSON', { enumerable: false, value: make });
+  return record as ExchangeRecord;
+}
+
+/** What came back for an exchange record: a response, or the error that stopped it. */
+export interface ExchangeResult {
+  status?: number;
+  headers?: Readonly<Record<string, string>>;
+  body?: Uint8Array;
+  truncated?: boolean;
+  error?: string;
+  retries?: number;
+  durationMs: number;
+}
+
+function maskedRecord(req: SentRequest, res: ExchangeResult): ExchangeRecord {
   return {
     method: req.method,
     url: redactUrl(req.url),

@@ -9,9 +9,14 @@
  * connections (`connect`) and of connections tunnelled through a proxy (`requestTls`); an https://
  * proxy is trusted the same way (`proxyTls`).
  */
+import { createRequire } from 'node:module';
 import * as tls from 'node:tls';
-import { Agent, type Dispatcher, EnvHttpProxyAgent } from 'undici';
+import type { Dispatcher } from 'undici';
 import type { Network, TlsSettings } from './config.ts';
+
+// undici is loaded when a dispatcher is made, not with this module: the command imports this module
+// at its start for proxySecrets(), and a run against the bundled reference never makes one there.
+const undici = () => createRequire(import.meta.url)('undici') as typeof import('undici');
 
 /** Connection-pool options of the dispatcher (undici Agent options). */
 export interface PoolOptions {
@@ -25,6 +30,7 @@ export interface PoolOptions {
 
 /** A dispatcher that reaches targets as `network` says: directly or through a proxy, with its TLS settings. */
 export function createDispatcher(network: Network | undefined, pool: PoolOptions = {}): Dispatcher {
+  const { Agent, EnvHttpProxyAgent } = undici();
   const { connectTimeoutMs, ...agentOptions } = pool;
   const timeout = connectTimeoutMs === undefined ? {} : { timeout: connectTimeoutMs };
   const tlsOptions = { ...tlsConnectOptions(network?.tls), ...timeout };

@@ -31,9 +31,19 @@ export interface PetInput {
 
 const used = new Set<bigint>();
 
+/** Randomness drawn 4 KiB at a time: one call to the system's generator per id cost more than the id. */
+let pool = Buffer.alloc(0);
+let taken = 0;
+
 function randomBelow(bound: bigint): bigint {
+  if (taken + 16 > pool.length) {
+    pool = randomBytes(4096);
+    taken = 0;
+  }
+  const bytes = pool.subarray(taken, taken + 16);
+  taken += 16;
   // 16 bytes of randomness for bounds up to 2^63: the modulo bias is below 2^-60.
-  return BigInt(`0x${randomBytes(16).toString('hex')}`) % bound;
+  return BigInt(`0x${bytes.toString('hex')}`) % bound;
 }
 
 function bitLength(n: bigint): number {

@@ -9,6 +9,8 @@ import {
   toCurl,
 } from '../../suites/harness/exchange.ts';
 
+import { registerSecret } from '../../suites/harness/redact.ts';
+import { reproducer } from '../../suites/harness/reproduce.ts';
 import { httpServer } from './servers.ts';
 
 const base = 'http://127.0.0.1:8080/v1';
@@ -118,5 +120,52 @@ describe('exchange records', () => {
     expect(formatExchange(x)).toBe(
       `GET ${base}/pets\n\nHTTP 200  (3 ms)\ncontent-type: application/json\n\n[]`,
     );
+  });
+  test('are masked when read, with every secret known by then, and serialise as plain masked data', () => {
+    const secret = `late-secret-${Date.now()}`;
+    const x = recordExchange(
+      {
+        method: 'POST',
+        url: `${base}/pets`,
+        headers: { 'content-type': 'application/json' },
+        body: Buffer.from(`{"name":"${secret}"}`),
+      },
+      { status: 201, headers: {}, body: Buffer.from(`{"id":1,"name":"${secret}"}`), durationMs: 1 },
+    );
+    // Registered after the request (a key a later check sets): the record still masks it.
+    registerSecret(secret);
+    expect(x.requestBody).toBe('{"name":"***"}');
+    const plain = JSON.parse(JSON.stringify(x));
+    expect(plain).toEqual({
+      method: 'POST',
+      url: `${base}/pets`,
+      requestHeaders: { 'content-type': 'application/json' },
+      requestBody: '{"name":"***"}',
+      requestBytes: 11 + secret.length,
+      status: 201,
+      responseHeaders: {},
+      responseBody: '{"id":1,"name":"***"}',
+      responseBytes: 18 + secret.length,
+      durationMs: 1,
+    });
+    expect(structuredClone(x)).toEqual(plain);
+    expect({ ...x }).toEqual(plain);
+  });
+
+  test("a create's reproduce line notes the pet when it is answered, though written when asked for", () => {
+    const create = (id: number) => ({
+      method: 'POST',
+      url: `${base}/pets`,
+      headers: { 'content-type': 'application/json' },
+      body: Buffer.from(`{"id":${id},"name":"a"}`),
+    });
+    const id = 900_000_000 + Math.floor(Math.random() * 1000);
+    const first = reproducer(create(id), 201);
+    // A duplicate sent after it, answered 409: re-sending it as printed is what it did.
+    const again = reproducer(create(id), 409);
+    expect(again()).toContain(`"id":${id}`);
+    expect(first()).toMatch(/ # a fresh id: pet \d+ exists now$/);
+    expect(first()).not.toContain(`"id":${id},`);
+    expect(first()).toBe(first());
   });
 });

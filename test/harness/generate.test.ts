@@ -87,7 +87,7 @@ describe('inputs generated from the Pet schema of spec/openapi.yaml', () => {
         calls++;
         throw noResponse;
       },
-      { numRuns: 50 },
+      { numRuns: 50, concurrency: 1 },
     ).then(
       () => undefined,
       (e: unknown) => e,
@@ -113,7 +113,7 @@ describe('inputs generated from the Pet schema of spec/openapi.yaml', () => {
           reproduce: 'curl slow',
         });
       },
-      { numRuns: 50, budgetMs: 100, note: async (m) => void notes.push(m) },
+      { numRuns: 50, budgetMs: 100, concurrency: 1, note: async (m) => void notes.push(m) },
     ).then(
       () => undefined,
       (e: unknown) => e as ConformanceError,
@@ -131,7 +131,7 @@ describe('inputs generated from the Pet schema of spec/openapi.yaml', () => {
       testConfig('http://127.0.0.1:1/v1'),
       fc.integer(),
       () => new Promise<void>((r) => setTimeout(r, 60)),
-      { numRuns: 50, budgetMs: 100, note: async (m) => void notes.push(m) },
+      { numRuns: 50, budgetMs: 100, concurrency: 1, note: async (m) => void notes.push(m) },
     ).then(
       () => undefined,
       (e: unknown) => e as ConformanceError,
@@ -146,5 +146,106 @@ describe('inputs generated from the Pet schema of spec/openapi.yaml', () => {
       numRuns: 20,
     });
     expect(done.numRuns).toBe(20);
+  });
+  test('cases run `concurrency` at a time, and they are the cases fc.check tries for the seed, in its order', async () => {
+    const config = testConfig('http://127.0.0.1:1/v1', { seed: 11 });
+    const arbitrary = fc.integer({ min: -1000, max: 1000 });
+    const expected: number[] = [];
+    await fc.check(
+      fc.asyncProperty(arbitrary, async (n) => void expected.push(n)),
+      { seed: 11, numRuns: 40 },
+    );
+    const started: number[] = [];
+    let inFlight = 0;
+    let most = 0;
+    const done = await checkGenerated(
+      config,
+      arbitrary,
+      async (n) => {
+        started.push(n);
+        inFlight++;
+        most = Math.max(most, inFlight);
+        await new Promise((r) => setTimeout(r, 5));
+        inFlight--;
+      },
+      { numRuns: 40, concurrency: 8 },
+    );
+    expect(done.numRuns).toBe(40);
+    expect(started).toEqual(expected);
+    expect(most).toBe(8);
+  });
+
+  test("run concurrently, the first failing case in fast-check's order is shrunk as a run one at a time shrinks it", async () => {
+    const failing = (delayed: boolean) => async (n: number) => {
+      // Later cases answer sooner: the failures do not come back in the order the cases were sent.
+      if (delayed) await new Promise((r) => setTimeout(r, n % 7));
+      if (n >= 10) {
+        throw new ConformanceError({ expected: 'n below 10', received: String(n), reproduce: `curl n=${n}` });
+      }
+    };
+    const run = (concurrency: number) =>
+      checkGenerated(
+        testConfig('http://127.0.0.1:1/v1', { seed: 7 }),
+        fc.integer({ min: 0, max: 1000 }),
+        failing(concurrency > 1),
+        { numRuns: 50, concurrency },
+      ).then(
+        () => undefined,
+        (e: unknown) => e as ConformanceError,
+      );
+    const [alone, together] = [await run(1), await run(10)];
+    expect(together).toBeInstanceOf(ConformanceError);
+    expect(together?.received).toBe(alone?.received);
+    expect(together?.reproduce).toBe('curl n=10');
+  });
+
+  test('a case that gets no response stops new cases: those already in flight are the only ones sent', async () => {
+    let calls = 0;
+    const noResponse = new ConformanceError({
+      expected: 'a complete HTTP response to POST /pets within 100 ms',
+      received: 'no complete response within 100 ms',
+      reproduce: 'curl',
+    });
+    const err = await checkGenerated(
+      testConfig('http://127.0.0.1:1/v1'),
+      fc.integer(),
+      async () => {
+        calls++;
+        await new Promise((r) => setTimeout(r, 20));
+        throw noResponse;
+      },
+      { numRuns: 50, concurrency: 6 },
+    ).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).toBe(noResponse);
+    expect(calls).toBe(6);
+  });
+
+  test('a case that fails once but passes when replayed is reported as it failed, not shrunk', async () => {
+    let failed = false;
+    const err = await checkGenerated(
+      testConfig('http://127.0.0.1:1/v1', { seed: 5 }),
+      fc.integer({ min: 0, max: 1000 }),
+      async (n) => {
+        if (!failed && n > 100) {
+          failed = true;
+          throw new ConformanceError({
+            expected: 'a 201',
+            received: `503 for ${n}`,
+            reproduce: `curl n=${n}`,
+          });
+        }
+      },
+      { numRuns: 30, concurrency: 5 },
+    ).then(
+      () => undefined,
+      (e: unknown) => e as ConformanceError,
+    );
+    expect(err).toBeInstanceOf(ConformanceError);
+    expect(err?.received).toMatch(
+      /^503 for (\d+) — to the generated case \1 \(seed 5, \d+ case\(s\) tried, not shrunk: it passed when replayed\)$/,
+    );
   });
 });
