@@ -16,3 +16,30 @@ export type Env = Readonly<Record<string, string | undefined>>;
 export interface Subcommand {
   run(args: readonly string[], env: Env, io: Io): Promise<number>;
 }
+
+/**
+ * A subcommand's parsed options, or the exit status when nothing more is to be done: its usage for
+ * --help (0), or a usage error in two lines on stderr (2). `parse` throws for bad options.
+ */
+export function optionsOf<T extends { readonly help?: boolean }>(
+  name: string,
+  args: readonly string[],
+  parse: (args: readonly string[]) => T,
+  usage: string,
+  io: Io,
+): Exclude<T, { readonly help: true }> | number {
+  let parsed: T;
+  try {
+    parsed = parse(args);
+  } catch (error) {
+    io.stderr.write(
+      `${NAME} ${name}: ${(error as Error).message}\nRun ${NAME} ${name} --help for the usage.\n`,
+    );
+    return EXIT.cannotJudge;
+  }
+  if (parsed.help) {
+    io.stdout.write(usage);
+    return EXIT.conformant;
+  }
+  return parsed as Exclude<T, { readonly help: true }>;
+}

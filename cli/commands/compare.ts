@@ -9,7 +9,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { type Env, EXIT, type Io, NAME } from '../command.ts';
+import { type Env, EXIT, type Io, NAME, optionsOf } from '../command.ts';
 import { type Paint, paintFor } from '../console.ts';
 import { type Change, diffResults, type State } from '../diff.ts';
 import {
@@ -41,18 +41,8 @@ class InputError extends Error {}
 
 export async function run(args: readonly string[], env: Env, io: Io): Promise<number> {
   const err = (line: string) => io.stderr.write(`${line}\n`);
-  let parsed: ReturnType<typeof parse>;
-  try {
-    parsed = parse(args);
-  } catch (error) {
-    err(`${NAME} compare: ${(error as Error).message}`);
-    err(`Run ${NAME} compare --help for the usage.`);
-    return EXIT.cannotJudge;
-  }
-  if (parsed.help) {
-    io.stdout.write(USAGE);
-    return EXIT.conformant;
-  }
+  const parsed = optionsOf('compare', args, parse, USAGE, io);
+  if (typeof parsed === 'number') return parsed;
   try {
     const [before, after] = parsed.runs.map((given) => readSummary(given, io.cwd)) as [
       SummaryFile,

@@ -8,7 +8,7 @@
 import { lstatSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { type Env, EXIT, type Io, NAME } from '../command.ts';
+import { type Env, EXIT, type Io, NAME, optionsOf } from '../command.ts';
 import { paintFor } from '../console.ts';
 import { badgeOf, buildFleet, fleetHtml, fleetMarkdown, installedCatalog } from '../fleet.ts';
 import { readSummary, type SummaryFile, SummaryFileError } from '../summary-file.ts';
@@ -34,18 +34,8 @@ class InputError extends Error {}
 
 export async function run(args: readonly string[], env: Env, io: Io): Promise<number> {
   const err = (line: string) => io.stderr.write(`${line}\n`);
-  let parsed: ReturnType<typeof parse>;
-  try {
-    parsed = parse(args);
-  } catch (error) {
-    err(`${NAME} merge: ${(error as Error).message}`);
-    err(`Run ${NAME} merge --help for the usage.`);
-    return EXIT.cannotJudge;
-  }
-  if (parsed.help) {
-    io.stdout.write(USAGE);
-    return EXIT.conformant;
-  }
+  const parsed = optionsOf('merge', args, parse, USAGE, io);
+  if (typeof parsed === 'number') return parsed;
   // Every input is read before anything is written: a bad one is named, and nothing is half-merged.
   const runs: SummaryFile[] = [];
   const problems: string[] = [];
