@@ -4,8 +4,8 @@
  * as the CLI (cli/timeline.ts), so that the two break down side by side.
  */
 import { startVitest } from 'vitest/node';
+import { packageRoot } from '../catalog/paths.ts';
 import { mark, STAGE } from '../cli/timeline.ts';
-import { packageRoot } from '../spec/paths.ts';
 
 const once = new Set<string>();
 const first = (stage: Parameters<typeof mark>[0]) => () => {

@@ -14,8 +14,8 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { packageRoot } from '../catalog/paths.ts';
 import { STAGE } from '../cli/timeline.ts';
-import { packageRoot } from '../spec/paths.ts';
 import { latencyProxy } from './latency.ts';
 
 const root = packageRoot();

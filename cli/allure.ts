@@ -16,7 +16,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Catalog, Requirement } from '../spec/catalog.ts';
+import type { Catalog, Requirement } from '../catalog/catalog.ts';
 import { rfcLinks } from '../suites/harness/allure.ts';
 import { operationLabel, optionsText, type RunRecord } from './reports.ts';
 import { isBlockedResult, type RequirementResult, type Status, type TestOutcome } from './rollup.ts';

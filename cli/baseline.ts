@@ -5,7 +5,7 @@
  * A baseline judged against another catalog, or at another gating level, is refused: its results
  * would not mean the same.
  */
-import type { Requirement } from '../spec/catalog.ts';
+import type { Requirement } from '../catalog/catalog.ts';
 import type { Paint } from './console.ts';
 import { againstBaseline, type BaselineDiff, type Comparable } from './diff.ts';
 import { CannotJudgeError } from './preflight.ts';

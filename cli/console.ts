@@ -3,7 +3,7 @@
  * process.stdout.
  */
 
-import type { Requirement } from '../spec/catalog.ts';
+import type { Requirement } from '../catalog/catalog.ts';
 import type { Config } from '../suites/harness/config.ts';
 import {
   byCause,

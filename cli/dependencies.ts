@@ -4,7 +4,7 @@
  */
 
 import { Worker } from 'node:worker_threads';
-import { packageRoot, packageVersion } from '../spec/paths.ts';
+import { packageRoot, packageVersion } from '../catalog/paths.ts';
 import type { Config } from '../suites/harness/config.ts';
 import { suiteVitestOptions } from '../suites/vitest.shared.ts';
 import type { FromReference, ToReference } from './reference-thread.ts';

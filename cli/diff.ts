@@ -13,7 +13,7 @@
  * saw it fail before). Skipped now, for whatever reason, is never a regression: a run that did not
  * check a requirement says nothing about it.
  */
-import type { Level } from '../spec/catalog.ts';
+import type { Level } from '../catalog/catalog.ts';
 import { gates } from './rollup.ts';
 import type { SummaryResult } from './summary-file.ts';
 

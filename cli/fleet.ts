@@ -6,8 +6,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
-import { type Level, loadCatalog, type Requirement } from '../spec/catalog.ts';
-import { specFiles } from '../spec/paths.ts';
+import { type Level, loadCatalog, type Requirement } from '../catalog/catalog.ts';
+import { specFiles } from '../catalog/paths.ts';
 import { stateOf } from './diff.ts';
 import { gates } from './rollup.ts';
 import type { Summary, SummaryResult } from './summary-file.ts';

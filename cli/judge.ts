@@ -3,7 +3,7 @@
  * "the server failed" from "the suite broke": suite files that did not load, requirements no test
  * reported on, errors that escaped the tests.
  */
-import type { Catalog } from '../spec/catalog.ts';
+import type { Catalog } from '../catalog/catalog.ts';
 import type { Config } from '../suites/harness/config.ts';
 import { applyBaseline, type Baseline, type BaselineOutcome } from './baseline.ts';
 import type { Checked } from './checks.ts';

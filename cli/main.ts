@@ -11,7 +11,7 @@
  * A first argument naming a subcommand (SUBCOMMANDS) runs that module instead.
  * bin/petstore-conformance.js calls main() and exits with what it returns.
  */
-import { packageVersion } from '../spec/paths.ts';
+import { packageVersion } from '../catalog/paths.ts';
 import { proxySecrets } from '../suites/harness/network.ts';
 import { githubAnnotations, githubCannotJudge } from './annotations.ts';
 import { baselineLines } from './baseline.ts';

@@ -5,7 +5,7 @@
 import { randomBytes, randomInt } from 'node:crypto';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { PREFIX_PATTERN, parsePrefixes } from '../spec/select.ts';
+import { PREFIX_PATTERN, parsePrefixes } from '../catalog/select.ts';
 import type { Config } from '../suites/harness/config.ts';
 import { NetworkOptionError, resolveNetwork } from './network.ts';
 
@@ -283,7 +283,7 @@ function resolveTarget(
   return { kind: 'reference' };
 }
 
-/** --only and --exclude: comma-separated requirement id prefixes, any case (see spec/select.ts). */
+/** --only and --exclude: comma-separated requirement id prefixes, any case (see catalog/select.ts). */
 function prefixes(values: readonly string[] | undefined, flag: string): string[] {
   const list = parsePrefixes(values ?? []);
   for (const prefix of list) {

@@ -3,7 +3,7 @@
  * run checks (the selection options applied in this one place; the reports give the others' reason,
  * rollup.ts); the baseline, known to fit. Nothing is sent to any server yet.
  */
-import type { Requirement } from '../spec/catalog.ts';
+import type { Requirement } from '../catalog/catalog.ts';
 import { type Baseline, loadBaseline } from './baseline.ts';
 import type { RunPlan } from './options.ts';
 import { checkSelection, loadSpec, type Spec } from './preflight.ts';

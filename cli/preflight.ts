@@ -6,10 +6,10 @@ import diagnostics from 'node:diagnostics_channel';
 import { lstatSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
-import { type Catalog, loadCatalog } from '../spec/catalog.ts';
-import { readChecked } from '../spec/checked.ts';
-import { specFiles } from '../spec/paths.ts';
-import { isSelected, type Selection, unmatchedPrefixes } from '../spec/select.ts';
+import { type Catalog, loadCatalog } from '../catalog/catalog.ts';
+import { readChecked } from '../catalog/checked.ts';
+import { specFiles } from '../catalog/paths.ts';
+import { isSelected, type Selection, unmatchedPrefixes } from '../catalog/select.ts';
 import type { Network } from '../suites/harness/config.ts';
 import { connectionFailure, createDispatcher } from '../suites/harness/network.ts';
 
@@ -34,7 +34,7 @@ export interface Spec {
  * as when the two were read one after the other.
  */
 export async function loadSpec(): Promise<Spec> {
-  // As the build validated it, while that still holds byte for byte (spec/checked.ts).
+  // As the build validated it, while that still holds byte for byte (catalog/checked.ts).
   const checked = readChecked()?.openapi;
   const validation = checked ? Promise.resolve({ api: checked }) : validateOpenApi(specFiles.openapi);
   let catalog: Catalog | undefined;

@@ -5,7 +5,7 @@
  * (write.ts). The console's own lines are console.ts's.
  */
 import path from 'node:path';
-import { type Catalog, loadCatalog, type Requirement } from '../spec/catalog.ts';
+import { type Catalog, loadCatalog, type Requirement } from '../catalog/catalog.ts';
 import type { Config } from '../suites/harness/config.ts';
 import { prepareAllureResults, previousStatuses } from './allure.ts';
 import { renderHtml } from './html.ts';

@@ -4,8 +4,8 @@
  * can be looked up, and a selection tried before a run.
  */
 import { parseArgs } from 'node:util';
-import { CatalogError, loadCatalog, type Requirement } from '../spec/catalog.ts';
-import { isSelected, PREFIX_PATTERN, parsePrefixes, unmatchedPrefixes } from '../spec/select.ts';
+import { CatalogError, loadCatalog, type Requirement } from '../catalog/catalog.ts';
+import { isSelected, PREFIX_PATTERN, parsePrefixes, unmatchedPrefixes } from '../catalog/select.ts';
 import { UsageError } from './options.ts';
 import { CannotJudgeError } from './preflight.ts';
 

@@ -1,15 +1,15 @@
 /**
  * The validators of the reference implementation, compiled once from spec/openapi.yaml, the single
  * source of the schemas (nothing here is a hand copy): by ajv when the server starts, or by the build
- * (ajv's standalone code, with this module's options, kept by spec/checked.ts while the spec is
+ * (ajv's standalone code, with this module's options, kept by catalog/checked.ts while the spec is
  * unchanged). The suites compile their own validators from the same document; the two sides share
  * the contract, never code (STYLE point 15).
  */
 import { createRequire } from 'node:module';
 import type { Options } from 'ajv';
 import type { Ajv2020, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
-import { readChecked } from '../spec/checked.ts';
-import { specFiles } from '../spec/paths.ts';
+import { readChecked } from '../catalog/checked.ts';
+import { specFiles } from '../catalog/paths.ts';
 
 const require = createRequire(import.meta.url);
 
@@ -35,7 +35,7 @@ function schemas(api: Doc): { pet: object; limit: Doc } {
 
 /**
  * The validators of this server as ajv's standalone code, with its own options: what the build
- * keeps (spec/checked.ts), so that starting the server loads no ajv and compiles nothing.
+ * keeps (catalog/checked.ts), so that starting the server loads no ajv and compiles nothing.
  */
 export function precompileReference(api: Doc): Record<'pet' | 'limit', string> {
   const ajv = newAjv({ ...AJV_OPTIONS, code: { source: true } });
@@ -89,7 +89,7 @@ export function loadContract(): Promise<Contract> {
 
 /**
  * The document and its validators as the build checked and precompiled them, while that still holds
- * byte for byte (spec/checked.ts): neither swagger-parser nor ajv is loaded then. Otherwise
+ * byte for byte (catalog/checked.ts): neither swagger-parser nor ajv is loaded then. Otherwise
  * spec/openapi.yaml is dereferenced by swagger-parser and compiled by ajv here.
  */
 async function compile(): Promise<Contract> {

@@ -1,5 +1,5 @@
 import { defineConfig } from 'vitest/config';
-import { parsePrefixes } from '../spec/select.ts';
+import { parsePrefixes } from '../catalog/select.ts';
 import type { Config } from './harness/config.ts';
 import { suiteVitestOptions } from './vitest.shared.ts';
 

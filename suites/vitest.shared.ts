@@ -1,8 +1,8 @@
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import type { InlineConfig, TestSequencer, TestSpecification } from 'vitest/node';
-import { loadCatalog } from '../spec/catalog.ts';
-import { packageRoot } from '../spec/paths.ts';
+import { loadCatalog } from '../catalog/catalog.ts';
+import { packageRoot } from '../catalog/paths.ts';
 import { testTimeoutFor } from './harness/budget.ts';
 import { CONFIG_KEY, type Config, OPENAPI_KEY, REQUIREMENTS_KEY } from './harness/config.ts';
 
@@ -40,7 +40,7 @@ class PathOrder implements TestSequencer {
  * The CLI passes them to startVitest('test', [], { ...suiteVitestOptions(config), reporters }) and
  * adds its reporters; suites/vitest.config.ts uses them for developers. Reporters are not set here.
  *
- * - root is the package root (found from spec/paths.ts), include is relative to it;
+ * - root is the package root (found from catalog/paths.ts), include is relative to it;
  * - setupFiles holds allure-vitest's setup, resolved to a path (a bare name would be read as a file
  *   under root), so Allure labels and attachments reach the allure-vitest reporter when it is added;
  * - provide hands the Config to the suites ({ [CONFIG_KEY]: config }), which inject it once, the

@@ -1,6 +1,6 @@
 // npm run build (scripts/build.mjs), in a copy of the project: it compiles when a source changed,
 // skips TypeScript entirely when nothing did, shows a failed build's errors again until they are
-// fixed, and keeps the checked spec (spec/checked.ts) only while it matches the spec.
+// fixed, and keeps the checked spec (catalog/checked.ts) only while it matches the spec.
 import { spawnSync } from 'node:child_process';
 import {
   appendFileSync,
@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { packageRoot } from '../spec/paths.ts';
+import { packageRoot } from '../catalog/paths.ts';
 
 const ROOT = packageRoot();
 const work = mkdtempSync(path.join(tmpdir(), 'petstore-build-'));
@@ -28,9 +28,9 @@ function build(): { code: number | null; output: string } {
 }
 const mtime = (file: string) => statSync(at(file)).mtimeMs;
 
-/** Whether dist/spec/checked.js, asked in a fresh process, holds the spec as it is now. */
+/** Whether dist/catalog/checked.js, asked in a fresh process, holds the spec as it is now. */
 function checkedHolds(): boolean {
-  const module = pathToFileURL(at('dist', 'spec', 'checked.js')).href;
+  const module = pathToFileURL(at('dist', 'catalog', 'checked.js')).href;
   const r = spawnSync(
     process.execPath,
     [
@@ -52,6 +52,7 @@ beforeAll(() => {
     'index.ts',
     'scripts',
     'spec',
+    'catalog',
     'reference-impl',
     'cli',
     'bench',

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
-import { CatalogError, loadCatalog, parseCatalog } from '../spec/catalog.ts';
-import { specFiles } from '../spec/paths.ts';
+import { CatalogError, loadCatalog, parseCatalog } from '../catalog/catalog.ts';
+import { specFiles } from '../catalog/paths.ts';
 
 const catalog = loadCatalog();
 const service = readFileSync(specFiles.service, 'utf8');

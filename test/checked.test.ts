@@ -1,11 +1,11 @@
-// The validators the build precompiles (spec/checked.ts: ajv's standalone code, kept in
-// dist/spec/checked.bin) judge exactly as the ones each side compiles at run time: the same issues,
+// The validators the build precompiles (catalog/checked.ts: ajv's standalone code, kept in
+// dist/catalog/checked.bin) judge exactly as the ones each side compiles at run time: the same issues,
 // in the same words, for valid and broken bodies alike.
 import SwaggerParser from '@apidevtools/swagger-parser';
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
+import { specFiles } from '../catalog/paths.ts';
 import { compileContract, fieldErrors, precompileReference } from '../reference-impl/contract.ts';
-import { specFiles } from '../spec/paths.ts';
 import { Contract, contractSchemas, precompileContract, type Schema } from '../suites/harness/contract.ts';
 import { applyMutation, arbitraryOf, mutationsOf } from '../suites/harness/generate.ts';
 import { stringifyExact } from '../suites/harness/json.ts';

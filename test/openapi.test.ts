@@ -1,6 +1,6 @@
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { describe, expect, test } from 'vitest';
-import { specFiles } from '../spec/paths.ts';
+import { specFiles } from '../catalog/paths.ts';
 
 // The suites and the reference implementation read their schemas from this one document.
 // biome-ignore lint/suspicious/noExplicitAny: an OpenAPI document is read here as loosely typed data

@@ -1,8 +1,6 @@
-// --only and --exclude: one selector (spec/select.ts), and every side that uses it agrees.
+// --only and --exclude: one selector (catalog/select.ts), and every side that uses it agrees.
 import { describe, expect, test } from 'vitest';
-import { checkSelection } from '../cli/preflight.ts';
-import { rollUp, isSelected as rollUpSelects } from '../cli/rollup.ts';
-import { loadCatalog } from '../spec/catalog.ts';
+import { loadCatalog } from '../catalog/catalog.ts';
 import {
   EXCLUDED,
   isSelected,
@@ -11,7 +9,9 @@ import {
   parsePrefixes,
   selectionSkipReason,
   unmatchedPrefixes,
-} from '../spec/select.ts';
+} from '../catalog/select.ts';
+import { checkSelection } from '../cli/preflight.ts';
+import { rollUp, isSelected as rollUpSelects } from '../cli/rollup.ts';
 import { requirementOf, skipReason } from '../suites/harness/requirement.ts';
 import { testConfig } from './harness/servers.ts';
 

@@ -1,8 +1,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { loadCatalog } from '../spec/catalog.ts';
-import { packageRoot } from '../spec/paths.ts';
+import { loadCatalog } from '../catalog/catalog.ts';
+import { packageRoot } from '../catalog/paths.ts';
 
 // Every requirement of the catalog has a test in suites/, and every test names a requirement that is
 // in it. Tests are declared only through requirement('ID', …) or requirement.each('ID', …), with the

@@ -1,6 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import * as allure from 'allure-js-commons';
-import type { Requirement } from '../../spec/catalog.ts';
+import type { Requirement } from '../../catalog/catalog.ts';
 import type { ExchangeRecord } from './exchange.ts';
 import { redact } from './redact.ts';
 

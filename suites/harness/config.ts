@@ -1,4 +1,4 @@
-import type { Requirement } from '../../spec/catalog.ts';
+import type { Requirement } from '../../catalog/catalog.ts';
 
 /**
  * The one configuration object of a run. The CLI builds it at the edge (flag, then environment,

@@ -2,8 +2,8 @@ import { createRequire } from 'node:module';
 import type { ErrorObject, Options, ValidateFunction } from 'ajv';
 import type { Ajv2020 } from 'ajv/dist/2020.js';
 import { inject } from 'vitest';
-import { readChecked } from '../../spec/checked.ts';
-import { specFiles } from '../../spec/paths.ts';
+import { readChecked } from '../../catalog/checked.ts';
+import { specFiles } from '../../catalog/paths.ts';
 import { OPENAPI_KEY } from './config.ts';
 import { clip } from './exchange.ts';
 import { exactInteger, exactText, INT64_MAX, INT64_MIN, inInt64, isExactNumber, parseExact } from './json.ts';
@@ -55,7 +55,7 @@ export function contractSchemas(document: Contract['document']): Map<Schema, str
 
 /**
  * The validators of contractSchemas() as ajv's standalone code (with the suites' options), by
- * pointer: what the build keeps (spec/checked.ts) so that no worker loads ajv or compiles a schema.
+ * pointer: what the build keeps (catalog/checked.ts) so that no worker loads ajv or compiles a schema.
  */
 export function precompileContract(document: Contract['document']): Record<string, string> {
   const ajv = newAjv({ ...AJV_OPTIONS, code: { source: true } });
@@ -361,7 +361,7 @@ export function formatIssues(issues: readonly ContractIssue[], max = 5): string 
 /**
  * The contract of spec/openapi.yaml (or another document), once per worker. For spec/openapi.yaml
  * compiled (dist/), the document and its validators come as the build checked and precompiled them,
- * while that still holds byte for byte (spec/checked.ts): no ajv, no compiling. Otherwise the CLI
+ * while that still holds byte for byte (catalog/checked.ts): no ajv, no compiling. Otherwise the CLI
  * provides the document its preflight already validated and dereferenced (OPENAPI_KEY), so a worker
  * does not load swagger-parser at all (about 0.1 s of a worker's start); otherwise, as under
  * suites/vitest.config.ts or in the harness's own tests, the worker dereferences the file itself.

@@ -1,6 +1,6 @@
 import { inject, type TestContext, test } from 'vitest';
-import type { Level, Need, Requirement } from '../../spec/catalog.ts';
-import { selectionSkipReason } from '../../spec/select.ts';
+import type { Level, Need, Requirement } from '../../catalog/catalog.ts';
+import { selectionSkipReason } from '../../catalog/select.ts';
 import { attachExchanges, FAILED_EVIDENCE, labelRequirement, PASSED_EVIDENCE } from './allure.ts';
 import { blocked, isBlocked } from './blocked.ts';
 import { type ApiResponse, Client, type ServerErrorSeen } from './client.ts';
@@ -59,7 +59,7 @@ export interface Row {
 // The catalog as suiteVitestOptions() hands it over, read once in the main process; outside such a
 // run (the harness's own tests) it is read from spec/ here. Either way the YAML is not parsed per worker.
 const catalog = new Map(
-  (inject(REQUIREMENTS_KEY) ?? (await import('../../spec/catalog.ts')).loadCatalog().requirements).map(
+  (inject(REQUIREMENTS_KEY) ?? (await import('../../catalog/catalog.ts')).loadCatalog().requirements).map(
     (r) => [r.id, r],
   ),
 );

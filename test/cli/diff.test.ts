@@ -4,6 +4,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
+import type { Level } from '../../catalog/catalog.ts';
 import { loadBaseline } from '../../cli/baseline.ts';
 import {
   againstBaseline,
@@ -15,7 +16,6 @@ import {
 } from '../../cli/diff.ts';
 import { CannotJudgeError } from '../../cli/preflight.ts';
 import { catalogIdentity, readSummary, SummaryFileError } from '../../cli/summary-file.ts';
-import type { Level } from '../../spec/catalog.ts';
 
 type Spec = [id: string, level: Level, state: State];
 /** Results in a given state; blocked is "skipped" with blockedBy, as summary.json says it. */

@@ -1,11 +1,11 @@
 // What makes the command discoverable: the requirements subcommand, --help within 100 columns,
 // colours as NO_COLOR and FORCE_COLOR say, and GitHub annotations escaped as the runner reads them.
 import { beforeAll, describe, expect, test } from 'vitest';
+import { loadCatalog } from '../../catalog/catalog.ts';
 import { errorCommand, escapeData, escapeProperty, githubAnnotations } from '../../cli/annotations.ts';
 import { colourOn, paintFor } from '../../cli/console.ts';
 import { HELP_WIDTH, helpText } from '../../cli/help.ts';
 import type { RequirementResult } from '../../cli/rollup.ts';
-import { loadCatalog } from '../../spec/catalog.ts';
 import { build, type Json, runCli } from './helpers.ts';
 
 const catalog = loadCatalog();

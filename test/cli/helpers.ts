@@ -3,7 +3,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { packageRoot } from '../../spec/paths.ts';
+import { packageRoot } from '../../catalog/paths.ts';
 
 export const ROOT = packageRoot();
 export const BIN = path.join(ROOT, 'bin', 'petstore-conformance.js');

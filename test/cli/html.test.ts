@@ -6,6 +6,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
+import { loadCatalog } from '../../catalog/catalog.ts';
 import {
   type AllureResult,
   changes,
@@ -30,7 +31,6 @@ import { createRedactor } from '../../cli/redact.ts';
 import type { RunRecord } from '../../cli/reports.ts';
 import { type RequirementResult, rollUp, type TestOutcome } from '../../cli/rollup.ts';
 import { HISTORY_FILE, rotateReportDir } from '../../cli/write.ts';
-import { loadCatalog } from '../../spec/catalog.ts';
 import type { Config } from '../../suites/harness/config.ts';
 
 const catalog = loadCatalog();

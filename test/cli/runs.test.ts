@@ -5,8 +5,8 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { loadCatalog } from '../../catalog/catalog.ts';
 import { type RunningServer, startReferenceServer } from '../../reference-impl/index.ts';
-import { loadCatalog } from '../../spec/catalog.ts';
 import { variants } from '../variants/index.ts';
 import { compose, type Wrap } from '../variants/servers/wrap.ts';
 import type { Variant } from '../variants/variant.ts';

@@ -12,6 +12,7 @@ import {
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
+import type { Requirement } from '../../catalog/catalog.ts';
 import type { Checked } from '../../cli/checks.ts';
 import { judge } from '../../cli/judge.ts';
 import { withBaseUrl } from '../../cli/options.ts';
@@ -21,7 +22,6 @@ import type { RunRecord } from '../../cli/reports.ts';
 import type { TestOutcome } from '../../cli/rollup.ts';
 import type { SuiteRun } from '../../cli/run.ts';
 import { catalogIdentity } from '../../cli/summary-file.ts';
-import type { Requirement } from '../../spec/catalog.ts';
 
 const req = (id: string, level: Requirement['level']) =>
   ({ id, level, title: `${id} title`, operation: 'listPets', needs: [] }) as unknown as Requirement;

@@ -5,7 +5,7 @@ import AllureVitestReporter from 'allure-vitest/reporter';
 import { describe, expect, test } from 'vitest';
 import type { TestCase } from 'vitest/node';
 import { startVitest } from 'vitest/node';
-import { loadCatalog } from '../../spec/catalog.ts';
+import { loadCatalog } from '../../catalog/catalog.ts';
 import { rfcLinks } from '../../suites/harness/allure.ts';
 import { ConformanceError } from '../../suites/harness/errors.ts';
 import { requirementOf, skipReason, testName } from '../../suites/harness/requirement.ts';

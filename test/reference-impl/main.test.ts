@@ -9,8 +9,8 @@ import { createServer } from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, test } from 'vitest';
+import { packageRoot } from '../../catalog/paths.ts';
 import { MAX_PET_BYTES } from '../../reference-impl/limits.ts';
-import { packageRoot } from '../../spec/paths.ts';
 import { call, createPet, delay, petOfSize, rawConnect, readUntilClosed, statusOf } from './helpers.ts';
 
 const ROOT = packageRoot();

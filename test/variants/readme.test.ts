@@ -6,7 +6,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { packageRoot } from '../../spec/paths.ts';
+import { packageRoot } from '../../catalog/paths.ts';
 import { type Variant, variants } from './index.ts';
 
 const README = path.join(packageRoot(), 'README.md');

@@ -3,7 +3,7 @@
  * conformant (it must pass in --strict mode although it differs from the reference where the
  * contract allows) or hostile (it must make the run end by itself with exit 1).
  */
-import { loadCatalog } from '../../spec/catalog.ts';
+import { loadCatalog } from '../../catalog/catalog.ts';
 import type { HostileServer } from './servers/hostile.ts';
 import type { Wrap } from './servers/wrap.ts';
 

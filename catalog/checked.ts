@@ -6,7 +6,7 @@
  * CPU), and spec/requirements.yaml is parsed and validated (about a tenth). What comes out depends on
  * nothing but the spec's files, the code that checks the catalog and swagger-parser's version, so
  * `npm run build` does it once (scripts/build.mjs calls writeChecked()) and keeps the result in
- * dist/spec/checked.bin, with a SHA-256 of all of these. A run uses it only while that fingerprint
+ * dist/catalog/checked.bin, with a SHA-256 of all of these. A run uses it only while that fingerprint
  * still matches byte for byte: an edited spec, an invalid one, another swagger-parser, and the run
  * checks the spec itself, exactly as it would without the file. The file is never written by a run.
  */
@@ -41,7 +41,7 @@ export interface Checked {
 /** Bump when the shape of the file changes: an old file then no longer matches. */
 const FORMAT = 'petstore-conformance checked spec 2';
 
-/** dist/spec/checked.bin beside the compiled module; from the sources (spec/checked.ts) there is none. */
+/** dist/catalog/checked.bin beside the compiled module; from the sources (catalog/checked.ts) there is none. */
 const file = () => fileURLToPath(new URL('./checked.bin', import.meta.url));
 
 /**
