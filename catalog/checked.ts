@@ -5,16 +5,17 @@
  * dereferences spec/openapi.yaml (compiling the OpenAPI 3.1 schema with ajv, about half a second of
  * CPU), and spec/requirements.yaml is parsed and validated (about a tenth). What comes out depends on
  * nothing but the spec's files, the code that checks the catalog and swagger-parser's version, so
- * `npm run build` does it once (scripts/build.mjs calls writeChecked()) and keeps the result in
- * dist/catalog/checked.bin, with a SHA-256 of all of these. A run uses it only while that fingerprint
- * still matches byte for byte: an edited spec, an invalid one, another swagger-parser, and the run
- * checks the spec itself, exactly as it would without the file. The file is never written by a run.
+ * `npm run build` does it once (scripts/checked-spec.mjs, the build half) and keeps the result in
+ * dist/catalog/checked.bin, with a SHA-256 of all of these. This module is the half a run reads: it
+ * uses the file only while that fingerprint still matches byte for byte: an edited spec, an invalid
+ * one, another swagger-parser, and the run checks the spec itself, exactly as it would without the
+ * file. The file is never written by a run.
  */
 import { createHash } from 'node:crypto';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { deserialize, serialize } from 'node:v8';
+import { deserialize } from 'node:v8';
 import type { Requirement, UnspecifiedTopic } from './catalog.ts';
 import { specFiles } from './paths.ts';
 
@@ -30,7 +31,8 @@ export interface Checked {
   /**
    * ajv's standalone code of the validators each side compiles from that document, each with its
    * own options: the suites' (suites/harness/contract.ts, by JSON pointer) and the reference's
-   * (reference-impl/contract.ts). The two sides share the document, never a validator.
+   * (reference-impl/contract.ts; made by scripts/checked-reference.mjs, kept apart so that it can
+   * go on its own). The two sides share the document, never a validator.
    */
   readonly validators: {
     readonly suites: Readonly<Record<string, string>>;
@@ -42,14 +44,14 @@ export interface Checked {
 const FORMAT = 'petstore-conformance checked spec 2';
 
 /** dist/catalog/checked.bin beside the compiled module; from the sources (catalog/checked.ts) there is none. */
-const file = () => fileURLToPath(new URL('./checked.bin', import.meta.url));
+export const checkedFile = (): string => fileURLToPath(new URL('./checked.bin', import.meta.url));
 
 /**
  * The SHA-256 of everything the checked result depends on: the spec's files, the code that checks
  * the catalog and compiles each side's validators (with its ajv options), and the versions of
  * swagger-parser, ajv and ajv-formats.
  */
-function fingerprint(): string {
+export function fingerprint(): string {
   const hash = createHash('sha256').update(FORMAT);
   const { resolve } = createRequire(import.meta.url);
   const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
@@ -61,6 +63,7 @@ function fingerprint(): string {
     ['requirements.schema.json', specFiles.requirementsSchema],
     ['catalog', code('./catalog')],
     ['suites contract', code('../suites/harness/contract')],
+    // The reference's part (scripts/checked-reference.mjs): goes with it.
     ['reference contract', code('../reference-impl/contract')],
     ['swagger-parser', resolve('@apidevtools/swagger-parser/package.json')],
     ['ajv', resolve('ajv/package.json')],
@@ -83,49 +86,9 @@ export function readChecked(): Checked | undefined {
 
 function load(): Checked | undefined {
   try {
-    const stored = deserialize(readFileSync(file())) as { fingerprint?: unknown; checked?: Checked };
+    const stored = deserialize(readFileSync(checkedFile())) as { fingerprint?: unknown; checked?: Checked };
     return stored.fingerprint === fingerprint() ? stored.checked : undefined;
   } catch {
     return undefined;
-  }
-}
-
-/**
- * Checks the spec as a run would and stores the result with its fingerprint; does nothing when the
- * stored one is current. An invalid spec is not stored (an older file is removed), and is not an
- * error here: the run that meets it reports it (exit 2), as it always has.
- */
-export async function writeChecked(): Promise<'current' | 'written' | 'invalid'> {
-  const expected = fingerprint();
-  try {
-    const stored = deserialize(readFileSync(file())) as { fingerprint?: unknown };
-    if (stored.fingerprint === expected) return 'current';
-  } catch {
-    // none yet, or unreadable: write it
-  }
-  try {
-    const { parseCatalog } = await import('./catalog.ts');
-    const { default: SwaggerParser } = await import('@apidevtools/swagger-parser');
-    const { precompileContract } = await import('../suites/harness/contract.ts');
-    const { precompileReference } = await import('../reference-impl/contract.ts');
-    const catalog = parseCatalog(readFileSync(specFiles.requirements, 'utf8'));
-    const openapi = (await SwaggerParser.validate(specFiles.openapi)) as object;
-    const checked: Checked = {
-      catalog: {
-        version: catalog.version,
-        requirements: catalog.requirements,
-        unspecified: catalog.unspecified,
-      },
-      openapi,
-      validators: {
-        suites: precompileContract(openapi as Parameters<typeof precompileContract>[0]),
-        reference: precompileReference(openapi as Parameters<typeof precompileReference>[0]),
-      },
-    };
-    writeFileSync(file(), serialize({ fingerprint: expected, checked }));
-    return 'written';
-  } catch {
-    rmSync(file(), { force: true });
-    return 'invalid';
   }
 }

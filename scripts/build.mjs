@@ -1,6 +1,6 @@
 // npm run build (and npm start, npm test, npm run bench, which run it first): compiles the package
 // to dist/ when a source changed since the last build, then checks the spec once for every run
-// (dist/catalog/checked.js). Plain JavaScript, so that it runs before anything is compiled.
+// (scripts/checked-spec.mjs). Plain JavaScript, so that it runs before anything is compiled.
 //
 // Whether anything changed is a comparison of modification times, as make does it: every file and
 // folder under what tsconfig.build.json includes, the two tsconfig files and the installed
@@ -12,7 +12,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync, utimesSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const at = (...parts) => path.join(root, ...parts);
@@ -69,6 +69,6 @@ if (isStale()) {
   utimesSync(buildInfo, now, now);
 }
 
-const { writeChecked } = await import(pathToFileURL(at('dist', 'catalog', 'checked.js')).href);
-if ((await writeChecked()) === 'invalid')
+const { writeChecked } = await import('./checked-spec.mjs');
+if ((await writeChecked(at('dist'))) === 'invalid')
   process.stderr.write('note: the spec does not check; every run will say why (exit 2)\n');
