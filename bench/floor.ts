@@ -1,11 +1,11 @@
 /**
  * The floor of the suite benchmark: one vitest run of one empty test, started through vitest's
  * programmatic API from a fresh Node process, as the CLI starts the suites; it marks the same stages
- * as the CLI (cli/timeline.ts), so that the two break down side by side.
+ * as the CLI (cli/run/timeline.ts), so that the two break down side by side.
  */
 import { startVitest } from 'vitest/node';
 import { packageRoot } from '../catalog/paths.ts';
-import { mark, STAGE } from '../cli/timeline.ts';
+import { mark, STAGE } from '../cli/run/timeline.ts';
 
 const once = new Set<string>();
 const first = (stage: Parameters<typeof mark>[0]) => () => {

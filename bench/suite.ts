@@ -5,7 +5,7 @@
  * - a full default run against the bundled reference, alternated with the floor (one empty vitest
  *   test started the same way, bench/floor.ts): wall time, CPU time (every thread of the process:
  *   vitest's workers are threads) and where the time goes, from the stage marks the run leaves on its
- *   performance timeline (cli/timeline.ts), read by bench/timing.ts at exit;
+ *   performance timeline (cli/run/timeline.ts), read by bench/timing.ts at exit;
  * - the same run with every request delayed (bench/latency.ts: a proxy on 127.0.0.1 adding 50 ms),
  *   against a reference in a process of its own, as a staging server across an ocean;
  * - what `npm start` adds on an unchanged checkout (npm and scripts/build.mjs).
@@ -15,7 +15,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { packageRoot } from '../catalog/paths.ts';
-import { STAGE } from '../cli/timeline.ts';
+import { STAGE } from '../cli/run/timeline.ts';
 import { latencyProxy } from './latency.ts';
 
 const root = packageRoot();
@@ -36,7 +36,7 @@ export interface Timed {
   readonly cpuMs: number;
   /** performance.now() at exit: the wall time minus Node's start before its time origin and its teardown. */
   readonly exitMs: number;
-  /** The stage marks (cli/timeline.ts) without their prefix, in ms from the time origin. */
+  /** The stage marks (cli/run/timeline.ts) without their prefix, in ms from the time origin. */
   readonly marks: Readonly<Record<string, number>>;
 }
 

@@ -1,7 +1,7 @@
 /**
  * Preloaded by the suite benchmark (node --import) into the process it times: at exit, writes the
  * process's CPU time (every thread: vitest's workers are threads) and the stage marks of the run
- * (cli/timeline.ts) to the file PETSTORE_BENCH_TIMING names.
+ * (cli/run/timeline.ts) to the file PETSTORE_BENCH_TIMING names.
  */
 import { writeFileSync } from 'node:fs';
 

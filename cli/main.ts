@@ -13,30 +13,30 @@
  */
 import { packageVersion } from '../catalog/paths.ts';
 import { proxySecrets } from '../suites/harness/network.ts';
-import { githubAnnotations, githubCannotJudge } from './annotations.ts';
-import { baselineLines } from './baseline.ts';
-import { openStaging, runChecks } from './checks.ts';
-import { type Env, EXIT, type Io, NAME, type Subcommand } from './command.ts';
-import { endLines, Progress, paintFor, startLines } from './console.ts';
-import type { Dependencies } from './dependencies.ts';
-import { helpText } from './help.ts';
-import { judge } from './judge.ts';
-import { parseInvocation, type RunPlan, UsageError, withBaseUrl } from './options.ts';
-import { makePlan, type Plan } from './plan.ts';
-import { CannotJudgeError, checkReportDirs, oneLine } from './preflight.ts';
-import { cannotJudgeRecord, ReportFolder } from './publish.ts';
-import { createRedactor, type Redactor, redactStream } from './redact.ts';
-import type { RunRecord } from './reports.ts';
-import { type OpenTarget, openTarget, unopenedTarget } from './target.ts';
+import { baselineLines } from './across/baseline.ts';
+import { type Env, EXIT, type Io, NAME, type Subcommand } from './record/command.ts';
+import { githubAnnotations, githubCannotJudge } from './reports/annotations.ts';
+import { endLines, Progress, paintFor, startLines } from './reports/console.ts';
+import { createRedactor, type Redactor, redactStream } from './reports/redact.ts';
+import type { RunRecord } from './reports/summary-md.ts';
+import { openStaging, runChecks } from './run/checks.ts';
+import type { Dependencies } from './run/dependencies.ts';
+import { helpText } from './run/help.ts';
+import { judge } from './run/judge.ts';
+import { parseInvocation, type RunPlan, UsageError, withBaseUrl } from './run/options.ts';
+import { makePlan, type Plan } from './run/plan.ts';
+import { cannotJudgeRecord, ReportFolder } from './run/publish.ts';
+import { CannotJudgeError, checkReportDirs, oneLine } from './run/spec.ts';
+import { type OpenTarget, openTarget, unopenedTarget } from './run/target.ts';
 
-export { EXIT, type Io } from './command.ts';
+export { EXIT, type Io } from './record/command.ts';
 
 /** `petstore-conformance <name> …`: each a module with run(args, env, io), loaded when named. */
 const SUBCOMMANDS: Readonly<Record<string, () => Promise<Subcommand>>> = {
-  compare: () => import('./commands/compare.ts'),
-  merge: () => import('./commands/merge.ts'),
+  compare: () => import('./across/compare.ts'),
+  merge: () => import('./across/merge.ts'),
   requirements: () =>
-    import('./requirements.ts').then((m) => ({
+    import('./across/requirements.ts').then((m) => ({
       run: async (args: readonly string[], _env: Env, io: Io) => {
         try {
           return m.requirementsCommand(args, io);
@@ -51,7 +51,7 @@ const SUBCOMMANDS: Readonly<Record<string, () => Promise<Subcommand>>> = {
 
 /**
  * Runs the command; resolves to its exit status. Never rejects. `deps` defaults to
- * defaultDependencies (cli/dependencies.ts), loaded only when a run starts.
+ * defaultDependencies (cli/run/dependencies.ts), loaded only when a run starts.
  */
 export async function main(
   argv: readonly string[],
@@ -151,9 +151,11 @@ async function stages(
   const { p, out, err, warn } = consoleOf(io, env, redactor);
   // vitest and allure-vitest (about 0.3 s to load) load while the plan is made and the target
   // opens; awaited only once the spec is known good.
-  const suites = quietly(import('./run.ts'));
+  const suites = quietly(import('./run/suites.ts'));
   const dependencies = quietly(
-    givenDeps ? Promise.resolve(givenDeps) : import('./dependencies.ts').then((m) => m.defaultDependencies),
+    givenDeps
+      ? Promise.resolve(givenDeps)
+      : import('./run/dependencies.ts').then((m) => m.defaultDependencies),
   );
   // The report folder first: a folder a run may not write into gets no report, not even a could-not-judge one.
   checkReportDirs(options.reportDir, options.previousReportDir);

@@ -10,8 +10,8 @@ import {
   selectionSkipReason,
   unmatchedPrefixes,
 } from '../catalog/select.ts';
-import { checkSelection } from '../cli/preflight.ts';
-import { rollUp, isSelected as rollUpSelects } from '../cli/rollup.ts';
+import { rollUp, isSelected as rollUpSelects } from '../cli/record/rollup.ts';
+import { checkSelection } from '../cli/run/spec.ts';
 import { requirementOf, skipReason } from '../suites/harness/requirement.ts';
 import { testConfig } from './harness/servers.ts';
 

@@ -1,8 +1,8 @@
 import { describe, expect, test } from 'vitest';
 import { loadCatalog } from '../../catalog/catalog.ts';
-import { endLines, Progress, wrapList } from '../../cli/console.ts';
-import type { RunRecord } from '../../cli/reports.ts';
-import { rollUp, type TestOutcome } from '../../cli/rollup.ts';
+import { rollUp, type TestOutcome } from '../../cli/record/rollup.ts';
+import { endLines, Progress, wrapList } from '../../cli/reports/console.ts';
+import type { RunRecord } from '../../cli/reports/summary-md.ts';
 
 const catalog = loadCatalog();
 const plain = { green: String, red: String, yellow: String, dim: String, bold: String };

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import type { Level } from '../../catalog/catalog.ts';
-import { loadBaseline } from '../../cli/baseline.ts';
+import { loadBaseline } from '../../cli/across/baseline.ts';
 import {
   againstBaseline,
   type Comparable,
@@ -13,9 +13,9 @@ import {
   isRegression,
   type State,
   stateOf,
-} from '../../cli/diff.ts';
-import { CannotJudgeError } from '../../cli/preflight.ts';
-import { catalogIdentity, readSummary, SummaryFileError } from '../../cli/summary-file.ts';
+} from '../../cli/across/diff.ts';
+import { catalogIdentity, readSummary, SummaryFileError } from '../../cli/across/summary-file.ts';
+import { CannotJudgeError } from '../../cli/run/spec.ts';
 
 type Spec = [id: string, level: Level, state: State];
 /** Results in a given state; blocked is "skipped" with blockedBy, as summary.json says it. */

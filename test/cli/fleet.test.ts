@@ -1,8 +1,8 @@
 // The fleet table of merge and the Markdown of compare, on synthetic summaries: names, badges,
 // cells, grouping, and escaping of whatever a summary carries.
 import { describe, expect, test } from 'vitest';
-import { comparisonMarkdown } from '../../cli/commands/compare.ts';
-import { diffResults } from '../../cli/diff.ts';
+import { comparisonMarkdown } from '../../cli/across/compare.ts';
+import { diffResults } from '../../cli/across/diff.ts';
 import {
   badgeOf,
   buildFleet,
@@ -14,8 +14,8 @@ import {
   slugs,
   uniqueNames,
   verdictOf,
-} from '../../cli/fleet.ts';
-import { catalogIdentity, type Summary, type SummaryResult } from '../../cli/summary-file.ts';
+} from '../../cli/across/fleet.ts';
+import { catalogIdentity, type Summary, type SummaryResult } from '../../cli/across/summary-file.ts';
 
 const catalogView: CatalogView = {
   requirements: [

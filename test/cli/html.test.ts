@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { loadCatalog } from '../../catalog/catalog.ts';
+import { type RequirementResult, rollUp, type TestOutcome } from '../../cli/record/rollup.ts';
 import {
   type AllureResult,
   changes,
@@ -19,18 +20,17 @@ import {
   requirementMessage,
   requirementResults,
   suiteFrames,
-} from '../../cli/allure.ts';
+} from '../../cli/reports/allure.ts';
+import { HISTORY_FILE, rotateReportDir } from '../../cli/reports/folder.ts';
 import {
   allureConfig,
   HISTORY_LIMIT,
   redactEmbedded,
   VERDICT_FIRST,
   withoutAnalytics,
-} from '../../cli/html.ts';
-import { createRedactor } from '../../cli/redact.ts';
-import type { RunRecord } from '../../cli/reports.ts';
-import { type RequirementResult, rollUp, type TestOutcome } from '../../cli/rollup.ts';
-import { HISTORY_FILE, rotateReportDir } from '../../cli/write.ts';
+} from '../../cli/reports/html.ts';
+import { createRedactor } from '../../cli/reports/redact.ts';
+import type { RunRecord } from '../../cli/reports/summary-md.ts';
 import type { Config } from '../../suites/harness/config.ts';
 
 const catalog = loadCatalog();

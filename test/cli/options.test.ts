@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { type Invocation, parseInvocation, previousDirOf, UsageError } from '../../cli/options.ts';
+import { type Invocation, parseInvocation, previousDirOf, UsageError } from '../../cli/run/options.ts';
 import { type Certificates, makeCertificates } from '../certs.ts';
 
 const cwd = '/work/project';

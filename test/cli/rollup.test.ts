@@ -1,11 +1,17 @@
 import { describe, expect, test } from 'vitest';
 import type { TestCase } from 'vitest/node';
 import type { Requirement } from '../../catalog/catalog.ts';
-import { toFailure } from '../../cli/collector.ts';
-import { createRedactor, MASK } from '../../cli/redact.ts';
-import { byCause, junitXml, type RunRecord, summaryJson, UNJUDGED_CAUSE } from '../../cli/reports.ts';
-import { NOT_SELECTED, rollUp, type TestOutcome } from '../../cli/rollup.ts';
-import { worstCaseMs } from '../../cli/run.ts';
+import { NOT_SELECTED, rollUp, type TestOutcome } from '../../cli/record/rollup.ts';
+import { createRedactor, MASK } from '../../cli/reports/redact.ts';
+import {
+  byCause,
+  junitXml,
+  type RunRecord,
+  summaryJson,
+  UNJUDGED_CAUSE,
+} from '../../cli/reports/summary-md.ts';
+import { toFailure } from '../../cli/run/collector.ts';
+import { worstCaseMs } from '../../cli/run/suites.ts';
 
 const req = (id: string, level: Requirement['level'], operation: Requirement['operation'] = 'listPets') =>
   ({ id, level, title: `${id} title`, operation, needs: [] }) as unknown as Requirement;

@@ -1,11 +1,11 @@
-// The writer of the Allure staging folder (cli/run.ts) writes what allure-js-commons' own writer
+// The writer of the Allure staging folder (cli/run/suites.ts) writes what allure-js-commons' own writer
 // writes, file for file and byte for byte, only without a temporary file and fsync for each.
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { FileSystemWriter, type Writer } from 'allure-js-commons/sdk/reporter';
 import { afterAll, expect, test } from 'vitest';
-import { StagingWriter } from '../../cli/run.ts';
+import { StagingWriter } from '../../cli/run/suites.ts';
 
 const work = mkdtempSync(path.join(tmpdir(), 'petstore-staging-writer-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));

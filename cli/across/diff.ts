@@ -13,8 +13,8 @@
  * saw it fail before). Skipped now, for whatever reason, is never a regression: a run that did not
  * check a requirement says nothing about it.
  */
-import type { Level } from '../catalog/catalog.ts';
-import { gates } from './rollup.ts';
+import type { Level } from '../../catalog/catalog.ts';
+import { gates } from '../record/rollup.ts';
 import type { SummaryResult } from './summary-file.ts';
 
 export type State = 'passed' | 'failed' | 'blocked' | 'skipped' | 'absent';
@@ -116,7 +116,7 @@ export function diffResults(
   return changes.sort((x, y) => rank(x) - rank(y));
 }
 
-/** What a baseline says of the run now, at the gating level (see cli/baseline.ts). */
+/** What a baseline says of the run now, at the gating level (see cli/across/baseline.ts). */
 export interface BaselineDiff {
   /** Gating requirements bad now that were not bad in the baseline: these fail the run. */
   readonly newFailures: readonly string[];

@@ -8,8 +8,8 @@ import path from 'node:path';
 import { stringifyEnvInfo, type Writer } from 'allure-js-commons/sdk/reporter';
 import AllureVitestReporter from 'allure-vitest/reporter';
 import { type Reporter, startVitest, type TestCase } from 'vitest/node';
+import type { TestOutcome } from '../record/rollup.ts';
 import { type BrokenModule, type CollectorEvents, OutcomeCollector } from './collector.ts';
-import type { TestOutcome } from './rollup.ts';
 import { mark, STAGE } from './timeline.ts';
 
 export type VitestOptions = NonNullable<Parameters<typeof startVitest>[2]>;

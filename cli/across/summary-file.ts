@@ -8,8 +8,8 @@ import { readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { Ajv } from 'ajv';
-import type { Level } from '../catalog/catalog.ts';
-import type { Status } from './rollup.ts';
+import type { Level } from '../../catalog/catalog.ts';
+import type { Status } from '../record/rollup.ts';
 
 /** Which catalog a run was judged against: a hash of its ids and levels, and how many there are. */
 export interface CatalogIdentity {

@@ -4,22 +4,22 @@
  * Every requirement whose state differs between two runs (summary.json files or report folders),
  * regressions first, in the console and optionally as Markdown. Exit 1 when `after` regressed at
  * its gating level, 0 otherwise, 2 on bad input. The states and what counts as a regression:
- * cli/diff.ts.
+ * cli/across/diff.ts.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { type Env, EXIT, type Io, NAME, optionsOf } from '../command.ts';
-import { type Paint, paintFor } from '../console.ts';
-import { type Change, diffResults, type State } from '../diff.ts';
+import { type Env, EXIT, type Io, NAME, optionsOf } from '../record/command.ts';
+import { type Paint, paintFor } from '../reports/console.ts';
+import { type Change, diffResults, type State } from './diff.ts';
 import {
   catalogDifference,
   readSummary,
   type Summary,
   type SummaryFile,
   SummaryFileError,
-} from '../summary-file.ts';
-import { clipLine, mdCell, mdCode, plural } from '../text.ts';
+} from './summary-file.ts';
+import { clipLine, mdCell, mdCode, plural } from './text.ts';
 
 const USAGE = `Usage: ${NAME} compare <before> <after> [--markdown <file>] [--allow-catalog-change]
 

@@ -5,14 +5,14 @@
  * (write.ts). The console's own lines are console.ts's.
  */
 import path from 'node:path';
-import { type Catalog, loadCatalog, type Requirement } from '../catalog/catalog.ts';
-import type { Config } from '../suites/harness/config.ts';
-import { prepareAllureResults, previousStatuses } from './allure.ts';
-import { renderHtml } from './html.ts';
-import type { Redactor } from './redact.ts';
-import { junitXml, type RunRecord, summaryJson, summaryMarkdown } from './reports.ts';
-import { cannotJudgeRollUp, type TestOutcome } from './rollup.ts';
-import { HISTORY_FILE, redactTree, rotateReportDir, writeReports } from './write.ts';
+import { type Catalog, loadCatalog, type Requirement } from '../../catalog/catalog.ts';
+import type { Config } from '../../suites/harness/config.ts';
+import { cannotJudgeRollUp, type TestOutcome } from '../record/rollup.ts';
+import { prepareAllureResults, previousStatuses } from '../reports/allure.ts';
+import { HISTORY_FILE, redactTree, rotateReportDir, writeReports } from '../reports/folder.ts';
+import { renderHtml } from '../reports/html.ts';
+import type { Redactor } from '../reports/redact.ts';
+import { junitXml, type RunRecord, summaryJson, summaryMarkdown } from '../reports/summary-md.ts';
 
 /**
  * The report folder of a run. It is cleared (the previous run's reports moved beside it) once,
@@ -54,7 +54,7 @@ export class ReportFolder {
       /** The Allure reporter's staging folder. */
       readonly allureResultsDir?: string;
       /**
-       * What turns the staged results into one Allure result per requirement (cli/allure.ts): the
+       * What turns the staged results into one Allure result per requirement (cli/reports/allure.ts): the
        * catalog and the vitest outcomes. Without them the staged results are copied as they are.
        */
       readonly allure?: {

@@ -1,5 +1,5 @@
 /**
- * The bundled reference implementation on a thread of its own, started by cli/dependencies.ts: it
+ * The bundled reference implementation on a thread of its own, started by cli/run/dependencies.ts: it
  * loads and compiles its validators on the second core while the main thread loads vitest, and
  * answers the run's requests beside the main thread's reporters rather than between them.
  *
@@ -8,7 +8,7 @@
  * connection is closed.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { type StartOptions, startReferenceServer } from '../reference-impl/index.ts';
+import { type StartOptions, startReferenceServer } from '../../reference-impl/index.ts';
 
 export type FromReference =
   | { readonly type: 'listening'; readonly url: string; readonly port: number }

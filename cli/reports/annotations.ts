@@ -4,7 +4,7 @@
  * stdout under `--annotations github`, the default when GITHUB_ACTIONS=true.
  * https://docs.github.com/actions/reference/workflow-commands-for-github-actions#setting-an-error-message
  */
-import type { RollUp } from './rollup.ts';
+import type { RollUp } from '../record/rollup.ts';
 
 /**
  * The lines, in catalog order: the title is the requirement id; the message says the level and

@@ -3,8 +3,15 @@
  * process.stdout.
  */
 
-import type { Requirement } from '../catalog/catalog.ts';
-import type { Config } from '../suites/harness/config.ts';
+import type { Requirement } from '../../catalog/catalog.ts';
+import type { Config } from '../../suites/harness/config.ts';
+import {
+  EXCLUDED,
+  isBlockedResult,
+  NOT_SELECTED,
+  type RequirementResult,
+  type TestOutcome,
+} from '../record/rollup.ts';
 import {
   byCause,
   byOperation,
@@ -12,14 +19,7 @@ import {
   optionsText,
   type RunRecord,
   UNJUDGED_CAUSE,
-} from './reports.ts';
-import {
-  EXCLUDED,
-  isBlockedResult,
-  NOT_SELECTED,
-  type RequirementResult,
-  type TestOutcome,
-} from './rollup.ts';
+} from './summary-md.ts';
 
 export interface Paint {
   green(s: string): string;

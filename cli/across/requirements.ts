@@ -4,10 +4,10 @@
  * can be looked up, and a selection tried before a run.
  */
 import { parseArgs } from 'node:util';
-import { CatalogError, loadCatalog, type Requirement } from '../catalog/catalog.ts';
-import { isSelected, PREFIX_PATTERN, parsePrefixes, unmatchedPrefixes } from '../catalog/select.ts';
-import { UsageError } from './options.ts';
-import { CannotJudgeError } from './preflight.ts';
+import { CatalogError, loadCatalog, type Requirement } from '../../catalog/catalog.ts';
+import { isSelected, PREFIX_PATTERN, parsePrefixes, unmatchedPrefixes } from '../../catalog/select.ts';
+import { UsageError } from '../run/options.ts';
+import { CannotJudgeError } from '../run/spec.ts';
 
 interface Output {
   readonly stdout: NodeJS.WritableStream;

@@ -3,12 +3,12 @@
  * "the server failed" from "the suite broke": suite files that did not load, requirements no test
  * reported on, errors that escaped the tests.
  */
-import type { Catalog } from '../catalog/catalog.ts';
-import type { Config } from '../suites/harness/config.ts';
-import { applyBaseline, type Baseline, type BaselineOutcome } from './baseline.ts';
+import type { Catalog } from '../../catalog/catalog.ts';
+import type { Config } from '../../suites/harness/config.ts';
+import { applyBaseline, type Baseline, type BaselineOutcome } from '../across/baseline.ts';
+import { EXIT } from '../record/command.ts';
+import { type RollUp, rollUp } from '../record/rollup.ts';
 import type { Checked } from './checks.ts';
-import { EXIT } from './command.ts';
-import { type RollUp, rollUp } from './rollup.ts';
 
 export type Judgement =
   /**

@@ -5,7 +5,7 @@
 import path from 'node:path';
 import type { SerializedError } from 'vitest';
 import type { Reporter, TestCase, TestModule, TestSuite, Vitest } from 'vitest/node';
-import type { Failure, ServerErrorSeen, TestOutcome } from './rollup.ts';
+import type { Failure, ServerErrorSeen, TestOutcome } from '../record/rollup.ts';
 
 /** A suite file that failed to load: no test of it ran, so its requirements cannot be judged. */
 export interface BrokenModule {

@@ -3,11 +3,11 @@
  * run checks (the selection options applied in this one place; the reports give the others' reason,
  * rollup.ts); the baseline, known to fit. Nothing is sent to any server yet.
  */
-import type { Requirement } from '../catalog/catalog.ts';
-import { type Baseline, loadBaseline } from './baseline.ts';
+import type { Requirement } from '../../catalog/catalog.ts';
+import { type Baseline, loadBaseline } from '../across/baseline.ts';
+import { isSelected } from '../record/rollup.ts';
 import type { RunPlan } from './options.ts';
-import { checkSelection, loadSpec, type Spec } from './preflight.ts';
-import { isSelected } from './rollup.ts';
+import { checkSelection, loadSpec, type Spec } from './spec.ts';
 
 export interface Plan {
   readonly spec: Spec;

@@ -6,12 +6,12 @@ import diagnostics from 'node:diagnostics_channel';
 import { lstatSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
-import { type Catalog, loadCatalog } from '../catalog/catalog.ts';
-import { readChecked } from '../catalog/checked.ts';
-import { specFiles } from '../catalog/paths.ts';
-import { isSelected, type Selection, unmatchedPrefixes } from '../catalog/select.ts';
-import type { Network } from '../suites/harness/config.ts';
-import { connectionFailure, createDispatcher } from '../suites/harness/network.ts';
+import { type Catalog, loadCatalog } from '../../catalog/catalog.ts';
+import { readChecked } from '../../catalog/checked.ts';
+import { specFiles } from '../../catalog/paths.ts';
+import { isSelected, type Selection, unmatchedPrefixes } from '../../catalog/select.ts';
+import type { Network } from '../../suites/harness/config.ts';
+import { connectionFailure, createDispatcher } from '../../suites/harness/network.ts';
 
 /** The run cannot judge: exit 2 with this one-line message. */
 export class CannotJudgeError extends Error {

@@ -1,14 +1,14 @@
 /**
  * --baseline <summary.json>: a gate adopted on a deployment that already fails some requirements.
  * The run judges everything as usual; its exit status fails only on gating requirements that are
- * failed (or blocked) now and were not in the baseline run (see cli/diff.ts for the exact rule).
+ * failed (or blocked) now and were not in the baseline run (see cli/across/diff.ts for the exact rule).
  * A baseline judged against another catalog, or at another gating level, is refused: its results
  * would not mean the same.
  */
-import type { Requirement } from '../catalog/catalog.ts';
-import type { Paint } from './console.ts';
+import type { Requirement } from '../../catalog/catalog.ts';
+import type { Paint } from '../reports/console.ts';
+import { CannotJudgeError } from '../run/spec.ts';
 import { againstBaseline, type BaselineDiff, type Comparable } from './diff.ts';
-import { CannotJudgeError } from './preflight.ts';
 import {
   catalogDifference,
   catalogIdentity,

@@ -2,8 +2,8 @@
  * From test outcomes to one result per requirement of the catalog, and from those to the verdict.
  * Pure functions: the reporters, the console and the tests all see the same roll-up.
  */
-import type { Catalog, Level, Requirement } from '../catalog/catalog.ts';
-import { EXCLUDED, NOT_SELECTED, selectionSkipReason, isSelected as selects } from '../catalog/select.ts';
+import type { Catalog, Level, Requirement } from '../../catalog/catalog.ts';
+import { EXCLUDED, NOT_SELECTED, selectionSkipReason, isSelected as selects } from '../../catalog/select.ts';
 
 export { EXCLUDED, NOT_SELECTED };
 

@@ -2,11 +2,11 @@
  * The report documents of a run: summary.json (the public contract), JUnit XML and the Markdown
  * summary. Built as text here; written (and redacted) in one place, write.ts.
  */
-import type { Config } from '../suites/harness/config.ts';
-import { type BaselineOutcome, baselineJson, baselineMarkdown } from './baseline.ts';
-import { networkOptions } from './network.ts';
-import { isBlockedResult, type RequirementResult, type RollUp } from './rollup.ts';
-import { catalogIdentity } from './summary-file.ts';
+import type { Config } from '../../suites/harness/config.ts';
+import { type BaselineOutcome, baselineJson, baselineMarkdown } from '../across/baseline.ts';
+import { catalogIdentity } from '../across/summary-file.ts';
+import { isBlockedResult, type RequirementResult, type RollUp } from '../record/rollup.ts';
+import { networkOptions } from '../run/network.ts';
 
 export interface RunRecord {
   readonly version: string;

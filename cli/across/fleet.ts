@@ -1,15 +1,15 @@
 /**
  * The fleet table of `merge`: several runs, one per deployment, side by side. Deployments are
  * columns, requirements are rows grouped by operation, each deployment's verdict is on top; and a
- * shields.io endpoint badge per deployment. Pure functions from summaries to text; cli/commands/merge.ts
+ * shields.io endpoint badge per deployment. Pure functions from summaries to text; cli/across/merge.ts
  * reads the files and writes the results.
  */
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
-import { type Level, loadCatalog, type Requirement } from '../catalog/catalog.ts';
-import { specFiles } from '../catalog/paths.ts';
+import { type Level, loadCatalog, type Requirement } from '../../catalog/catalog.ts';
+import { specFiles } from '../../catalog/paths.ts';
+import { gates } from '../record/rollup.ts';
 import { stateOf } from './diff.ts';
-import { gates } from './rollup.ts';
 import type { Summary, SummaryResult } from './summary-file.ts';
 import { clipLine, html, mdCell, mdCode, plural } from './text.ts';
 

@@ -5,8 +5,8 @@
 import { randomBytes, randomInt } from 'node:crypto';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { PREFIX_PATTERN, parsePrefixes } from '../catalog/select.ts';
-import type { Config } from '../suites/harness/config.ts';
+import { PREFIX_PATTERN, parsePrefixes } from '../../catalog/select.ts';
+import type { Config } from '../../suites/harness/config.ts';
 import { NetworkOptionError, resolveNetwork } from './network.ts';
 
 /** A bad option or combination of options: exit 2 with one line saying what to fix. */

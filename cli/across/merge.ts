@@ -3,15 +3,15 @@
  *
  * Runs of several deployments (one CI job each, say) in one table: <dir>/fleet.md, <dir>/fleet.html
  * and a shields.io endpoint badge per deployment in <dir>/badges/<name>.json. Exit 0, or 2 on bad
- * input. The table itself: cli/fleet.ts.
+ * input. The table itself: cli/across/fleet.ts.
  */
 import { lstatSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { type Env, EXIT, type Io, NAME, optionsOf } from '../command.ts';
-import { paintFor } from '../console.ts';
-import { badgeOf, buildFleet, fleetHtml, fleetMarkdown, installedCatalog } from '../fleet.ts';
-import { readSummary, type SummaryFile, SummaryFileError } from '../summary-file.ts';
+import { type Env, EXIT, type Io, NAME, optionsOf } from '../record/command.ts';
+import { paintFor } from '../reports/console.ts';
+import { badgeOf, buildFleet, fleetHtml, fleetMarkdown, installedCatalog } from './fleet.ts';
+import { readSummary, type SummaryFile, SummaryFileError } from './summary-file.ts';
 
 const USAGE = `Usage: ${NAME} merge <summary.json…> --out <dir> [--name <name>…]
 

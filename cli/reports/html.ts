@@ -19,9 +19,9 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { reportName } from './allure.ts';
+import { HISTORY_FILE } from './folder.ts';
 import type { Redactor } from './redact.ts';
-import type { RunRecord } from './reports.ts';
-import { HISTORY_FILE } from './write.ts';
+import type { RunRecord } from './summary-md.ts';
 
 const require = createRequire(import.meta.url);
 

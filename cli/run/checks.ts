@@ -5,12 +5,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { Config } from '../suites/harness/config.ts';
+import type { Config } from '../../suites/harness/config.ts';
+import type { TestOutcome } from '../record/rollup.ts';
 import type { CollectorEvents } from './collector.ts';
 import type { Dependencies } from './dependencies.ts';
 import type { Plan } from './plan.ts';
-import type { TestOutcome } from './rollup.ts';
-import type { runSuites, SuiteRun } from './run.ts';
+import type { runSuites, SuiteRun } from './suites.ts';
 
 export interface Checked {
   /** Every test's outcome; when the deadline cut the run, selected requirements no test reported on fail. */

@@ -16,10 +16,10 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Catalog, Requirement } from '../catalog/catalog.ts';
-import { rfcLinks } from '../suites/harness/allure.ts';
-import { operationLabel, optionsText, type RunRecord } from './reports.ts';
-import { isBlockedResult, type RequirementResult, type Status, type TestOutcome } from './rollup.ts';
+import type { Catalog, Requirement } from '../../catalog/catalog.ts';
+import { rfcLinks } from '../../suites/harness/allure.ts';
+import { isBlockedResult, type RequirementResult, type Status, type TestOutcome } from '../record/rollup.ts';
+import { operationLabel, optionsText, type RunRecord } from './summary-md.ts';
 
 /** The parts of an Allure 2 result file this module reads and writes. */
 export interface AllureStep {

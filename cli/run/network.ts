@@ -8,7 +8,7 @@
 import { createPrivateKey, type KeyObject, X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Config, Network, ProxySettings, TlsSettings } from '../suites/harness/config.ts';
+import type { Config, Network, ProxySettings, TlsSettings } from '../../suites/harness/config.ts';
 
 type Env = Readonly<Record<string, string | undefined>>;
 

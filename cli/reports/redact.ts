@@ -4,9 +4,9 @@
  * The redactor itself lives with the harness (suites/harness/redact.ts), which masks at the source
  * with the same rules: the suites ship as TypeScript source and cannot import from cli/.
  */
-import type { Redactor } from '../suites/harness/redact.ts';
+import type { Redactor } from '../../suites/harness/redact.ts';
 
-export { createRedactor, MASK, maskAuthorization, type Redactor } from '../suites/harness/redact.ts';
+export { createRedactor, MASK, maskAuthorization, type Redactor } from '../../suites/harness/redact.ts';
 
 /**
  * Routes everything written to a stream through the redactor, vitest's own output included (an

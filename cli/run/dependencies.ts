@@ -4,11 +4,11 @@
  */
 
 import { Worker } from 'node:worker_threads';
-import { packageRoot, packageVersion } from '../catalog/paths.ts';
-import type { Config } from '../suites/harness/config.ts';
-import { suiteVitestOptions } from '../suites/vitest.shared.ts';
+import { packageRoot, packageVersion } from '../../catalog/paths.ts';
+import type { Config } from '../../suites/harness/config.ts';
+import { suiteVitestOptions } from '../../suites/vitest.shared.ts';
 import type { FromReference, ToReference } from './reference-thread.ts';
-import type { VitestOptions } from './run.ts';
+import type { VitestOptions } from './suites.ts';
 
 export interface ReferenceServer {
   /** http://127.0.0.1:PORT/v1 */
@@ -40,14 +40,14 @@ export interface Dependencies {
 }
 
 /**
- * The reference on a thread of its own (cli/reference-thread.ts): starting the thread and loading
+ * The reference on a thread of its own (cli/run/reference-thread.ts): starting the thread and loading
  * the reference take the second core, not the main thread that is loading vitest, and during the
  * checks it serves beside the main thread's reporters. From the sources (the project's own tests),
  * where a thread cannot load TypeScript, it runs in this thread.
  */
 async function startReference(options: ReferenceOptions): Promise<ReferenceServer> {
   if (!import.meta.url.endsWith('.js')) {
-    const { startReferenceServer } = await import('../reference-impl/index.ts');
+    const { startReferenceServer } = await import('../../reference-impl/index.ts');
     return startReferenceServer(options);
   }
   const worker = new Worker(new URL('./reference-thread.js', import.meta.url), {
