@@ -6,8 +6,8 @@
  * would not mean the same.
  */
 import type { Requirement } from '../../catalog/catalog.ts';
+import { CannotJudgeError } from '../record/errors.ts';
 import type { Paint } from '../reports/console.ts';
-import { CannotJudgeError } from '../run/spec.ts';
 import { againstBaseline, type BaselineDiff, type Comparable } from './diff.ts';
 import {
   catalogDifference,

@@ -6,8 +6,7 @@
 import { parseArgs } from 'node:util';
 import { CatalogError, loadCatalog, type Requirement } from '../../catalog/catalog.ts';
 import { isSelected, PREFIX_PATTERN, parsePrefixes, unmatchedPrefixes } from '../../catalog/select.ts';
-import { UsageError } from '../run/options.ts';
-import { CannotJudgeError } from '../run/spec.ts';
+import { CannotJudgeError, UsageError } from '../record/errors.ts';
 
 interface Output {
   readonly stdout: NodeJS.WritableStream;

@@ -7,12 +7,8 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { PREFIX_PATTERN, parsePrefixes } from '../../catalog/select.ts';
 import type { Config } from '../../suites/harness/config.ts';
+import { UsageError } from '../record/errors.ts';
 import { NetworkOptionError, resolveNetwork } from './network.ts';
-
-/** A bad option or combination of options: exit 2 with one line saying what to fix. */
-export class UsageError extends Error {
-  override name = 'UsageError';
-}
 
 /** The environment variables the command reads; nothing else of the environment matters. */
 export const ENV = {

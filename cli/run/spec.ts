@@ -12,11 +12,7 @@ import { specFiles } from '../../catalog/paths.ts';
 import { isSelected, type Selection, unmatchedPrefixes } from '../../catalog/select.ts';
 import type { Network } from '../../suites/harness/config.ts';
 import { connectionFailure, createDispatcher } from '../../suites/harness/network.ts';
-
-/** The run cannot judge: exit 2 with this one-line message. */
-export class CannotJudgeError extends Error {
-  override name = 'CannotJudgeError';
-}
+import { CannotJudgeError, oneLine } from '../record/errors.ts';
 
 export interface Spec {
   readonly catalog: Catalog;
@@ -207,9 +203,4 @@ export function checkReportDirs(reportDir: string, previousReportDir: string): v
       );
     }
   }
-}
-
-export function oneLine(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
-  return message.split('\n')[0] ?? message;
 }

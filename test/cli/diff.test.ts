@@ -15,7 +15,7 @@ import {
   stateOf,
 } from '../../cli/across/diff.ts';
 import { catalogIdentity, readSummary, SummaryFileError } from '../../cli/across/summary-file.ts';
-import { CannotJudgeError } from '../../cli/run/spec.ts';
+import { CannotJudgeError } from '../../cli/record/errors.ts';
 
 type Spec = [id: string, level: Level, state: State];
 /** Results in a given state; blocked is "skipped" with blockedBy, as summary.json says it. */

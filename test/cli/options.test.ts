@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { type Invocation, parseInvocation, previousDirOf, UsageError } from '../../cli/run/options.ts';
+import { UsageError } from '../../cli/record/errors.ts';
+import { type Invocation, parseInvocation, previousDirOf } from '../../cli/run/options.ts';
 import { type Certificates, makeCertificates } from '../certs.ts';
 
 const cwd = '/work/project';
