@@ -18,6 +18,7 @@ import { type Env, EXIT, type Io, NAME, type Subcommand } from './record/command
 import { CannotJudgeError, oneLine, UsageError } from './record/errors.ts';
 import { githubAnnotations, githubCannotJudge } from './reports/annotations.ts';
 import { endLines, Progress, paintFor, startLines } from './reports/console.ts';
+import { checkReportDirs } from './reports/folder.ts';
 import { createRedactor, type Redactor, redactStream } from './reports/redact.ts';
 import type { RunRecord } from './reports/summary-md.ts';
 import { openStaging, runChecks } from './run/checks.ts';
@@ -27,7 +28,6 @@ import { judge } from './run/judge.ts';
 import { parseInvocation, type RunPlan, withBaseUrl } from './run/options.ts';
 import { makePlan, type Plan } from './run/plan.ts';
 import { cannotJudgeRecord, ReportFolder } from './run/publish.ts';
-import { checkReportDirs } from './run/spec.ts';
 import { type OpenTarget, openTarget, unopenedTarget } from './run/target.ts';
 
 export { EXIT, type Io } from './record/command.ts';

@@ -11,7 +11,7 @@ import {
   unmatchedPrefixes,
 } from '../catalog/select.ts';
 import { rollUp, isSelected as rollUpSelects } from '../cli/record/rollup.ts';
-import { checkSelection } from '../cli/run/spec.ts';
+import { checkSelection } from '../cli/run/plan.ts';
 import { requirementOf, skipReason } from '../suites/harness/requirement.ts';
 import { testConfig } from './harness/servers.ts';
 
@@ -46,7 +46,7 @@ describe('the selector', () => {
   });
 });
 
-describe('the suites, the roll-up and the preflight use the same rule', () => {
+describe('the suites, the roll-up and the plan use the same rule', () => {
   const selections = [
     { only: [], exclude: [] },
     { only: ['list'], exclude: [] },
@@ -82,7 +82,7 @@ describe('the suites, the roll-up and the preflight use the same rule', () => {
     }
   });
 
-  test('the preflight refuses a prefix that matches nothing, and a selection that leaves nothing', () => {
+  test('the plan refuses a prefix that matches nothing, and a selection that leaves nothing', () => {
     expect(() => checkSelection(catalog, { only: ['LIST'], exclude: ['CREATE'] })).not.toThrow();
     expect(() => checkSelection(catalog, { only: ['list'] })).not.toThrow();
     expect(() => checkSelection(catalog, { only: ['NOPE'] })).toThrow(/--only NOPE selects no requirement/);

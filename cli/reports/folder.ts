@@ -5,6 +5,7 @@
 import {
   copyFileSync,
   existsSync,
+  lstatSync,
   mkdirSync,
   readdirSync,
   readFileSync,
@@ -14,6 +15,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import path from 'node:path';
+import { CannotJudgeError, oneLine } from '../record/errors.ts';
 import type { Redactor } from './redact.ts';
 
 /**
@@ -25,7 +27,7 @@ export const HISTORY_FILE = 'allure-history.jsonl';
 /**
  * Moves the previous run's reports beside the report folder (reports/latest → reports/previous),
  * replacing the run before it, and carries the Allure history over into the new report folder, so
- * that the next report shows each requirement's trend. preflight.checkReportDirs has made sure both
+ * that the next report shows each requirement's trend. checkReportDirs (below) has made sure both
  * folders hold only reports.
  */
 export function rotateReportDir(reportDir: string, previousReportDir: string): void {
@@ -88,5 +90,38 @@ export function redactTree(dir: string, redactor: Redactor): void {
     const before = readFileSync(file);
     const after = redactor.bytes(before);
     if (after !== before && !after.equals(before)) writeFileSync(file, after);
+  }
+}
+
+/** The files a run writes into its report folder; a folder holding anything else is not ours. */
+export const REPORT_ENTRIES = new Set([
+  'summary.json',
+  'junit.xml',
+  'summary.md',
+  'allure-results',
+  'allure-report',
+  'allure-history.jsonl',
+]);
+
+/**
+ * The report folder and the folder of the previous run are replaced by a run, so they must be
+ * missing, empty, or hold only what a run writes: a typo must never move someone's files away.
+ */
+export function checkReportDirs(reportDir: string, previousReportDir: string): void {
+  for (const dir of [reportDir, previousReportDir]) {
+    let stat: ReturnType<typeof lstatSync>;
+    try {
+      stat = lstatSync(dir);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue;
+      throw new CannotJudgeError(`--report-dir: cannot read ${dir}: ${oneLine(error)}`);
+    }
+    if (!stat.isDirectory()) throw new CannotJudgeError(`--report-dir: ${dir} exists and is not a folder`);
+    const foreign = readdirSync(dir).filter((name) => !REPORT_ENTRIES.has(name));
+    if (foreign.length > 0) {
+      throw new CannotJudgeError(
+        `--report-dir: ${dir} holds files this tool did not write (${foreign.slice(0, 3).join(', ')}); choose a new or empty folder`,
+      );
+    }
   }
 }

@@ -29,7 +29,7 @@ export interface Dependencies {
   startReference(options: ReferenceOptions): Promise<ReferenceServer>;
   /**
    * The suites' vitest options (root, include, setup files, timeouts, provide) without reporters;
-   * `openapi` is spec/openapi.yaml as the preflight validated and dereferenced it.
+   * `openapi` is spec/openapi.yaml as the plan validated and dereferenced it (run/spec.ts).
    */
   suiteVitestOptions(config: Config, openapi?: object): VitestOptions;
   /** The package root: suite files are named relative to it. */

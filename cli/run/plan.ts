@@ -3,11 +3,12 @@
  * run checks (the selection options applied in this one place; the reports give the others' reason,
  * rollup.ts); the baseline, known to fit. Nothing is sent to any server yet.
  */
-import type { Requirement } from '../../catalog/catalog.ts';
+import type { Catalog, Requirement } from '../../catalog/catalog.ts';
+import { isSelected, type Selection, unmatchedPrefixes } from '../../catalog/select.ts';
 import { type Baseline, loadBaseline } from '../across/baseline.ts';
-import { isSelected } from '../record/rollup.ts';
+import { CannotJudgeError } from '../record/errors.ts';
 import type { RunPlan } from './options.ts';
-import { checkSelection, loadSpec, type Spec } from './spec.ts';
+import { loadSpec, type Spec } from './spec.ts';
 
 export interface Plan {
   readonly spec: Spec;
@@ -24,12 +25,37 @@ export interface Plan {
  */
 export async function makePlan(options: Pick<RunPlan, 'config' | 'baseline'>, cwd: string): Promise<Plan> {
   const spec = await loadSpec();
-  const { only, exclude } = options.config;
   checkSelection(spec.catalog, options.config);
-  const selected = spec.catalog.requirements.filter((r) => isSelected(r.id, only, exclude));
+  const selected = spec.catalog.requirements.filter((r) => isSelected(r.id, options.config));
   const baseline =
     options.baseline === undefined
       ? undefined
       : loadBaseline(options.baseline, cwd, spec.catalog, options.config.strict);
   return { spec, selected, ...(baseline ? { baseline } : {}) };
+}
+
+/**
+ * Each --only and --exclude prefix must match at least one requirement, or the user mistyped it;
+ * and together they must leave something to check.
+ */
+export function checkSelection(catalog: Catalog, selection: Selection): void {
+  const ids = catalog.requirements.map((r) => r.id);
+  const operations = [...new Set(ids.map((id) => id.split('-')[0]))].join(', ');
+  for (const [flag, prefixes] of [
+    ['--only', selection.only],
+    ['--exclude', selection.exclude ?? []],
+  ] as const) {
+    const [unmatched] = unmatchedPrefixes(ids, prefixes);
+    if (unmatched !== undefined) {
+      throw new CannotJudgeError(
+        `${flag} ${unmatched} ${flag === '--only' ? 'selects' : 'matches'} no requirement (id prefixes include ${operations}; petstore-conformance requirements lists them all)`,
+      );
+    }
+  }
+  if (!ids.some((id) => isSelected(id, selection))) {
+    const only = selection.only.length > 0 ? `--only ${selection.only.join(',')} and ` : '';
+    throw new CannotJudgeError(
+      `${only}--exclude ${(selection.exclude ?? []).join(',')} leave no requirement to check`,
+    );
+  }
 }

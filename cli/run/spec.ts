@@ -1,17 +1,12 @@
 /**
- * What is checked before any test runs. Each failure here means the run cannot judge (exit 2):
- * the spec is invalid, the target does not answer at all, or the report folder is unusable.
+ * The spec a run judges by, known to be valid before any test runs (part of the plan): an invalid
+ * spec/openapi.yaml or spec/requirements.yaml means the run cannot judge (exit 2).
  */
-import diagnostics from 'node:diagnostics_channel';
-import { lstatSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import { type Catalog, loadCatalog } from '../../catalog/catalog.ts';
 import { readChecked } from '../../catalog/checked.ts';
 import { specFiles } from '../../catalog/paths.ts';
-import { isSelected, type Selection, unmatchedPrefixes } from '../../catalog/select.ts';
-import type { Network } from '../../suites/harness/config.ts';
-import { connectionFailure, createDispatcher } from '../../suites/harness/network.ts';
 import { CannotJudgeError, oneLine } from '../record/errors.ts';
 
 export interface Spec {
@@ -92,115 +87,4 @@ function validateOpenApi(file: string): Promise<Validation> {
       reject(new Error(`the thread validating ${file} ended (exit code ${code}) without an answer`)),
     );
   });
-}
-
-/**
- * Each --only and --exclude prefix must match at least one requirement, or the user mistyped it;
- * and together they must leave something to check.
- */
-export function checkSelection(catalog: Catalog, selection: Selection): void {
-  const ids = catalog.requirements.map((r) => r.id);
-  const operations = [...new Set(ids.map((id) => id.split('-')[0]))].join(', ');
-  for (const [flag, prefixes] of [
-    ['--only', selection.only],
-    ['--exclude', selection.exclude ?? []],
-  ] as const) {
-    const [unmatched] = unmatchedPrefixes(ids, prefixes);
-    if (unmatched !== undefined) {
-      throw new CannotJudgeError(
-        `${flag} ${unmatched} ${flag === '--only' ? 'selects' : 'matches'} no requirement (id prefixes include ${operations}; petstore-conformance requirements lists them all)`,
-      );
-    }
-  }
-  if (!ids.some((id) => isSelected(id, selection))) {
-    const only = selection.only.length > 0 ? `--only ${selection.only.join(',')} and ` : '';
-    throw new CannotJudgeError(
-      `${only}--exclude ${(selection.exclude ?? []).join(',')} leave no requirement to check`,
-    );
-  }
-}
-
-/**
- * Whether the target answers at all, asked the way the suites will ask: one GET of the base URL
- * through the same dispatcher (proxy, TLS settings), without the API key. A DNS failure, a refused
- * connection, a proxy that cannot connect, no connection within the limit: there is nothing to
- * judge (exit 2). So is a TLS failure: a certificate this machine does not trust, one that does not
- * name the host, a client certificate the server wants and does not get: the runner's trust, not the
- * service, is at fault, and the message says how to fix it. A target that accepts the connection and
- * then misbehaves (any status, a reset, garbage, silence) is a failing server: that is for the suite
- * to find.
- */
-export async function checkReachable(baseUrl: string, timeoutMs: number, network?: Network): Promise<void> {
-  const url = new URL(baseUrl);
-  const dispatcher = createDispatcher(network, { connections: 1, connectTimeoutMs: timeoutMs });
-  // A TLS alert that comes after the handshake (TLS 1.3's "certificate required") reaches undici
-  // as "other side closed": the socket's own error says what happened.
-  const socketErrors: unknown[] = [];
-  const onConnected = (message: unknown) => {
-    const { socket } = message as { socket: NodeJS.EventEmitter };
-    socket.on('error', (error: unknown) => socketErrors.push(error));
-  };
-  diagnostics.subscribe('undici:client:connected', onConnected);
-  // Silence after the connection is made ends the check (headersTimeout: reachable); the timer is
-  // the limit for making the connection at all (a proxy that never answers CONNECT).
-  const timer = AbortSignal.timeout(timeoutMs + 2_000);
-  // Loaded here, not with the command: a run against the bundled reference does not need it.
-  const { request } = await import('undici');
-  try {
-    const res = await request(url, {
-      method: 'GET',
-      dispatcher,
-      signal: timer,
-      headersTimeout: Math.min(timeoutMs, 5_000),
-      bodyTimeout: timeoutMs,
-    });
-    res.body.on('error', () => undefined).destroy();
-  } catch (error) {
-    if (timer.aborted) {
-      const through = network?.proxy ? ' (through the proxy)' : '';
-      throw new CannotJudgeError(
-        `target unreachable: ${url.host} did not accept a connection within ${timeoutMs} ms${through}`,
-      );
-    }
-    for (const cause of [...socketErrors, error]) {
-      const failure = connectionFailure(cause, url, network);
-      if (failure !== undefined) throw new CannotJudgeError(failure.message);
-    }
-  } finally {
-    diagnostics.unsubscribe('undici:client:connected', onConnected);
-    await dispatcher.destroy().catch(() => undefined);
-  }
-}
-
-/** The files a run writes into its report folder; a folder holding anything else is not ours. */
-export const REPORT_ENTRIES = new Set([
-  'summary.json',
-  'junit.xml',
-  'summary.md',
-  'allure-results',
-  'allure-report',
-  'allure-history.jsonl',
-]);
-
-/**
- * The report folder and the folder of the previous run are replaced by a run, so they must be
- * missing, empty, or hold only what a run writes: a typo must never move someone's files away.
- */
-export function checkReportDirs(reportDir: string, previousReportDir: string): void {
-  for (const dir of [reportDir, previousReportDir]) {
-    let stat: ReturnType<typeof lstatSync>;
-    try {
-      stat = lstatSync(dir);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue;
-      throw new CannotJudgeError(`--report-dir: cannot read ${dir}: ${oneLine(error)}`);
-    }
-    if (!stat.isDirectory()) throw new CannotJudgeError(`--report-dir: ${dir} exists and is not a folder`);
-    const foreign = readdirSync(dir).filter((name) => !REPORT_ENTRIES.has(name));
-    if (foreign.length > 0) {
-      throw new CannotJudgeError(
-        `--report-dir: ${dir} holds files this tool did not write (${foreign.slice(0, 3).join(', ')}); choose a new or empty folder`,
-      );
-    }
-  }
 }

@@ -4,7 +4,7 @@
  */
 import type { Dependencies } from './dependencies.ts';
 import type { RunPlan } from './options.ts';
-import { checkReachable } from './spec.ts';
+import { checkReachable } from './reachable.ts';
 import { mark, STAGE } from './timeline.ts';
 
 export interface OpenTarget {
