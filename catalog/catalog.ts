@@ -55,7 +55,7 @@ let cached: Catalog | undefined;
  */
 export function loadCatalog(): Catalog {
   if (!cached) {
-    const checked = readChecked()?.catalog;
+    const checked = readChecked()?.catalog as CatalogData | undefined;
     cached = checked ? freeze(checked) : parseCatalog(readFileSync(specFiles.requirements, 'utf8'));
   }
   return cached;
@@ -91,8 +91,11 @@ export function parseCatalog(text: string): Catalog {
   return freeze(raw);
 }
 
+/** The catalog's data as validated, before retired requirements are left out. */
+type CatalogData = Pick<Catalog, 'version' | 'requirements' | 'unspecified'>;
+
 /** The catalog of validated data: retired requirements left out, everything frozen. */
-function freeze(raw: Pick<Catalog, 'version' | 'requirements' | 'unspecified'>): Catalog {
+function freeze(raw: CatalogData): Catalog {
   const requirements = Object.freeze(raw.requirements.filter((r) => !r.retired).map((r) => deepFreeze(r)));
   const byId = new Map(requirements.map((r) => [r.id, r]));
   return Object.freeze({
