@@ -13,21 +13,22 @@
  */
 import { packageVersion } from '../catalog/paths.ts';
 import { proxySecrets } from '../suites/harness/network.ts';
-import { baselineLines } from './across/baseline.ts';
+import { Progress, startLines } from './console/progress.ts';
+import { paintFor } from './console/terminal.ts';
 import { type Env, EXIT, type Io, NAME, type Subcommand } from './record/command.ts';
 import { CannotJudgeError, oneLine, UsageError } from './record/errors.ts';
+import { cannotJudgeRecord, type RunRecord } from './record/record.ts';
 import { githubAnnotations, githubCannotJudge } from './reports/annotations.ts';
-import { endLines, Progress, paintFor, startLines } from './reports/console.ts';
+import { baselineLines, endLines } from './reports/console.ts';
 import { checkReportDirs } from './reports/folder.ts';
 import { createRedactor, type Redactor, redactStream } from './reports/redact.ts';
-import type { RunRecord } from './reports/summary-md.ts';
 import { openStaging, runChecks } from './run/checks.ts';
 import type { Dependencies } from './run/dependencies.ts';
 import { helpText } from './run/help.ts';
 import { judge } from './run/judge.ts';
 import { parseInvocation, type RunPlan, withBaseUrl } from './run/options.ts';
 import { makePlan, type Plan } from './run/plan.ts';
-import { cannotJudgeRecord, ReportFolder } from './run/publish.ts';
+import { ReportFolder } from './run/publish.ts';
 import { type OpenTarget, openTarget, unopenedTarget } from './run/target.ts';
 
 export { EXIT, type Io } from './record/command.ts';

@@ -7,31 +7,14 @@
  */
 import type { Requirement } from '../../catalog/catalog.ts';
 import { CannotJudgeError } from '../record/errors.ts';
-import type { Paint } from '../reports/console.ts';
-import { againstBaseline, type BaselineDiff, type Comparable } from './diff.ts';
-import {
-  catalogDifference,
-  catalogIdentity,
-  readSummary,
-  type Summary,
-  SummaryFileError,
-} from './summary-file.ts';
+import { type BaselineOutcome, catalogIdentity } from '../record/record.ts';
+import { againstBaseline, type Comparable } from './diff.ts';
+import { catalogDifference, readSummary, type Summary, SummaryFileError } from './summary-file.ts';
 
 export interface Baseline {
   /** The path as given on the command line. */
   readonly given: string;
   readonly summary: Summary;
-}
-
-/** The baseline block of a run: summary.json's `baseline`, summary.md's and the console's lines. */
-export interface BaselineOutcome extends BaselineDiff {
-  /** The baseline's path as given. */
-  readonly file: string;
-  /** When the baseline run started, and what it checked. */
-  readonly startedAt: string;
-  readonly target: string;
-  /** passed: no new gating failure, the run exits 0 whatever its verdict; failed: exit 1. */
-  readonly gate: 'passed' | 'failed';
 }
 
 /**
@@ -92,58 +75,4 @@ export function applyBaseline(
     gate: diff.newFailures.length > 0 ? 'failed' : 'passed',
     ...diff,
   };
-}
-
-/** summary.json's `baseline` block. */
-export function baselineJson(outcome: BaselineOutcome): Record<string, unknown> {
-  return {
-    file: outcome.file,
-    startedAt: outcome.startedAt,
-    target: outcome.target,
-    gate: outcome.gate,
-    newFailures: [...outcome.newFailures],
-    stillFailing: [...outcome.stillFailing],
-    fixed: [...outcome.fixed],
-  };
-}
-
-/** summary.md's baseline section. */
-export function baselineMarkdown(outcome: BaselineOutcome): string[] {
-  const ids = (list: readonly string[]) => (list.length ? list.map((id) => `\`${id}\``).join(', ') : 'none');
-  return [
-    `### Baseline: ${outcome.gate === 'passed' ? '✅ no new failure' : `❌ ${count(outcome.newFailures.length, 'new failure')}`}`,
-    '',
-    `Against \`${outcome.file}\` (the run of ${outcome.startedAt} on \`${outcome.target}\`); the exit status fails only on new failures.`,
-    '',
-    '| | requirements |',
-    '|---|---|',
-    `| new failures | ${ids(outcome.newFailures)} |`,
-    `| still failing | ${ids(outcome.stillFailing)} |`,
-    `| fixed | ${ids(outcome.fixed)} |`,
-    '',
-  ];
-}
-
-/** The console's baseline lines, after the verdict. */
-export function baselineLines(outcome: BaselineOutcome, p: Paint): string[] {
-  const out = [
-    '',
-    p.bold(`Baseline ${outcome.file}`) + p.dim(` (run of ${outcome.startedAt}, ${outcome.target})`),
-  ];
-  const list = (label: string, ids: readonly string[], paint: (s: string) => string) => {
-    if (ids.length > 0) out.push(`  ${label.padEnd(15)}${paint(ids.join(', '))}`);
-  };
-  list('new failures:', outcome.newFailures, p.red);
-  list('still failing:', outcome.stillFailing, p.yellow);
-  list('fixed:', outcome.fixed, p.green);
-  out.push(
-    outcome.gate === 'passed'
-      ? `${p.green(p.bold('GATE PASSED'))}: no gating requirement fails that the baseline did not (${count(outcome.stillFailing.length, 'known failure')})`
-      : `${p.red(p.bold('GATE FAILED'))}: ${count(outcome.newFailures.length, 'gating requirement')} failing that the baseline did not: ${outcome.newFailures.join(', ')}`,
-  );
-  return out;
-}
-
-function count(n: number, noun: string): string {
-  return `${n} ${noun}${n === 1 ? '' : 's'}`;
 }

@@ -9,8 +9,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { type Paint, paintFor } from '../console/terminal.ts';
 import { type Env, EXIT, type Io, NAME, optionsOf } from '../record/command.ts';
-import { type Paint, paintFor } from '../reports/console.ts';
 import { type Change, diffResults, type State } from './diff.ts';
 import {
   catalogDifference,

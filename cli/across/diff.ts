@@ -14,6 +14,7 @@
  * check a requirement says nothing about it.
  */
 import type { Level } from '../../catalog/catalog.ts';
+import type { BaselineOutcome } from '../record/record.ts';
 import { gates } from '../record/rollup.ts';
 import type { SummaryResult } from './summary-file.ts';
 
@@ -117,14 +118,7 @@ export function diffResults(
 }
 
 /** What a baseline says of the run now, at the gating level (see cli/across/baseline.ts). */
-export interface BaselineDiff {
-  /** Gating requirements bad now that were not bad in the baseline: these fail the run. */
-  readonly newFailures: readonly string[];
-  /** Gating requirements bad now that were bad in the baseline too: known, they do not fail the run. */
-  readonly stillFailing: readonly string[];
-  /** Requirements bad at the gating level in the baseline that pass now. */
-  readonly fixed: readonly string[];
-}
+export type BaselineDiff = Pick<BaselineOutcome, 'newFailures' | 'stillFailing' | 'fixed'>;
 
 /** The run's results against the baseline's, both judged at the same gating level `strict`. */
 export function againstBaseline(

@@ -8,8 +8,8 @@
 import { lstatSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { paintFor } from '../console/terminal.ts';
 import { type Env, EXIT, type Io, NAME, optionsOf } from '../record/command.ts';
-import { paintFor } from '../reports/console.ts';
 import { badgeOf, buildFleet, fleetHtml, fleetMarkdown, installedCatalog } from './fleet.ts';
 import { readSummary, type SummaryFile, SummaryFileError } from './summary-file.ts';
 

@@ -3,32 +3,13 @@
  * file or the report folder that holds it; the content is checked against the shape CONTRACT.md
  * gives (ajv), so that "not a summary" is said once, with the field that is wrong.
  */
-import { createHash } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { Ajv } from 'ajv';
 import type { Level } from '../../catalog/catalog.ts';
+import type { CatalogIdentity } from '../record/record.ts';
 import type { Status } from '../record/rollup.ts';
-
-/** Which catalog a run was judged against: a hash of its ids and levels, and how many there are. */
-export interface CatalogIdentity {
-  /** "sha256:" and the first 16 hex digits of the SHA-256 of the sorted "ID LEVEL" lines. */
-  readonly hash: string;
-  readonly requirements: number;
-}
-
-/**
- * The identity of a catalog. Ids and levels only: a reworded title or quote does not change what a
- * result means, a new, retired or re-levelled requirement does. Order does not matter.
- */
-export function catalogIdentity(
-  requirements: readonly { readonly id: string; readonly level: Level }[],
-): CatalogIdentity {
-  const lines = requirements.map((r) => `${r.id} ${r.level}\n`).sort();
-  const digest = createHash('sha256').update(lines.join('')).digest('hex');
-  return { hash: `sha256:${digest.slice(0, 16)}`, requirements: requirements.length };
-}
 
 /** One entry of summary.json's results, as read. */
 export interface SummaryResult {
@@ -175,7 +156,7 @@ export function readSummary(given: string, cwd: string): SummaryFile {
       `${given}: not a petstore-conformance summary.json (${typeof tool === 'string' ? `its /tool/name is ${JSON.stringify(tool)}` : 'it has no /tool/name'})`,
     );
   }
-  // ajv is loaded here, not with the module: every run imports this one for catalogIdentity().
+  // ajv is loaded here, not with the module: a run imports this one to read its --baseline.
   const { Ajv: Validator } = createRequire(import.meta.url)('ajv') as typeof import('ajv');
   validator ??= new Validator({ allErrors: false, strict: false }).compile(SCHEMA);
   if (!validator(data)) {

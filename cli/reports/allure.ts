@@ -18,8 +18,9 @@ import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'nod
 import path from 'node:path';
 import type { Catalog, Requirement } from '../../catalog/catalog.ts';
 import { rfcLinks } from '../../suites/harness/allure.ts';
+import type { RunRecord } from '../record/record.ts';
 import { isBlockedResult, type RequirementResult, type Status, type TestOutcome } from '../record/rollup.ts';
-import { operationLabel, optionsText, type RunRecord } from './summary-md.ts';
+import { operationLabel, optionsText } from '../record/views.ts';
 
 /** The parts of an Allure 2 result file this module reads and writes. */
 export interface AllureStep {

@@ -1,162 +1,13 @@
 /**
- * What the run prints. All of it goes through the run's redactor (see main.ts), never straight to
- * process.stdout.
+ * The console's part of a run's record, after the checks: the requirements by operation, each
+ * failure with its evidence and what it blocks, the verdict and where the reports are; the
+ * baseline's gate; or why the run could not judge. Every line goes through the run's redactor.
  */
 
-import type { Requirement } from '../../catalog/catalog.ts';
-import type { Config } from '../../suites/harness/config.ts';
-import {
-  EXCLUDED,
-  isBlockedResult,
-  NOT_SELECTED,
-  type RequirementResult,
-  type TestOutcome,
-} from '../record/rollup.ts';
-import {
-  byCause,
-  byOperation,
-  operationLabel,
-  optionsText,
-  type RunRecord,
-  UNJUDGED_CAUSE,
-} from './summary-md.ts';
-
-export interface Paint {
-  green(s: string): string;
-  red(s: string): string;
-  yellow(s: string): string;
-  dim(s: string): string;
-  bold(s: string): string;
-}
-
-/**
- * Whether to colour a stream, as the NO_COLOR (no-color.org) and FORCE_COLOR conventions say:
- * NO_COLOR set to anything but '' turns colours off, whatever else is set; FORCE_COLOR=0 or false
- * turns them off; FORCE_COLOR=1, 2, 3, true or '' (set, empty) turns them on, on a pipe too (a CI
- * log that renders them); otherwise colours go to a terminal that is not TERM=dumb.
- */
-export function colourOn(
-  stream: { isTTY?: boolean },
-  env: Readonly<Record<string, string | undefined>>,
-): boolean {
-  if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
-  const force = env.FORCE_COLOR;
-  if (force !== undefined) {
-    const value = force.trim().toLowerCase();
-    if (value === '0' || value === 'false') return false;
-    if (value === '' || value === 'true' || /^[1-3]$/.test(value)) return true;
-  }
-  return Boolean(stream.isTTY) && env.TERM !== 'dumb';
-}
-
-/** Colours as colourOn() decides for the stream. */
-export function paintFor(
-  stream: { isTTY?: boolean },
-  env: Readonly<Record<string, string | undefined>>,
-): Paint {
-  const on = colourOn(stream, env);
-  const wrap = (open: number, close: number) => (s: string) =>
-    on ? `\u001b[${open}m${s}\u001b[${close}m` : s;
-  return {
-    green: wrap(32, 39),
-    red: wrap(31, 39),
-    yellow: wrap(33, 39),
-    dim: wrap(2, 22),
-    bold: wrap(1, 22),
-  };
-}
-
-/** The lines printed before the suite starts. */
-export function startLines(
-  version: string,
-  config: Config,
-  targetFrom: string,
-  selected: number,
-  total: number,
-  p: Paint,
-): string[] {
-  const key = config.apiKey
-    ? `API key: set, sent in ${config.apiKeyQuery ? `query parameter ${config.apiKeyQuery}` : `header ${config.apiKeyHeader}`}`
-    : 'API key: none';
-  const options = optionsText(config);
-  return [
-    p.bold(`petstore-conformance ${version}`),
-    `target:  ${config.baseUrl} ${p.dim(`(${targetFrom})`)}`,
-    `seed:    ${config.seed} ${p.dim('(reuse with --seed to reproduce)')}`,
-    `${key} · timeout ${config.timeoutMs} ms per request${options ? ` · ${options}` : ''}`,
-    selected === total ? `checking ${total} requirements…` : `checking ${selected} of ${total} requirements…`,
-    '',
-  ];
-}
-
-/**
- * Progress by requirement: one line when every check of a requirement has finished, counted against
- * the requirements selected, a total known before the first check runs. Provisional: the roll-up
- * decides (a 5xx seen elsewhere still fails ANY-NO-5XX).
- */
-export class Progress {
-  private readonly expected = new Map<string, number>();
-  private readonly finished = new Map<string, TestOutcome[]>();
-  private done = 0;
-
-  constructor(
-    private readonly selected: readonly Requirement[],
-    private readonly p: Paint,
-    private readonly width = 100,
-  ) {}
-
-  /** A suite file's tests were collected: how many checks each requirement has. */
-  collected(requirementIds: readonly (string | undefined)[]): void {
-    for (const id of requirementIds) if (id) this.expected.set(id, (this.expected.get(id) ?? 0) + 1);
-  }
-
-  /** A check finished; returns the line to print when it was its requirement's last. */
-  outcome(o: TestOutcome): string | undefined {
-    const r = this.selected.find((x) => x.id === o.requirementId);
-    if (!r) return undefined;
-    const list = [...(this.finished.get(r.id) ?? []), o];
-    this.finished.set(r.id, list);
-    if (list.length !== this.expected.get(r.id)) return undefined;
-    this.done += 1;
-    const total = String(this.selected.length);
-    const counter = this.p.dim(`[${String(this.done).padStart(total.length)}/${total}]`);
-    const { p } = this;
-    const failed = list.filter((t) => t.state === 'failed').length;
-    const blocked = list.filter((t) => t.blockedBy !== undefined);
-    const head = `${r.id} ${r.title}`;
-    const room = this.width - total.length * 2 - 6;
-    if (failed > 0) return `${counter} ${p.red('✗')} ${clipTo(head, room)}`;
-    if (blocked.length > 0) {
-      const by = [...new Set(blocked.flatMap((t) => t.blockedBy ?? []))].join(', ');
-      return `${counter} ${p.yellow('◌')} ${clipTo(`${r.id} blocked by ${by}`, room)}`;
-    }
-    if (list.some((t) => t.state === 'passed')) return `${counter} ${p.green('✓')} ${clipTo(head, room)}`;
-    const why = [...new Set(list.map((t) => t.note ?? 'skipped'))].join('; ');
-    return `${counter} ${p.dim(`- ${clipTo(`${r.id} skipped: ${why}`, room)}`)}`;
-  }
-}
-
-/** Items joined by ", " after `head`, wrapped to `width`, later lines indented as far as the first item. */
-export function wrapList(head: string, items: readonly string[], width: number): string[] {
-  const lines: string[] = [];
-  let line = head;
-  for (const [i, item] of items.entries()) {
-    const piece = `${item}${i < items.length - 1 ? ',' : ''}`;
-    if (line.length > head.length && line.length + 1 + piece.length > width) {
-      lines.push(line);
-      line = `${' '.repeat(head.length)}${piece}`;
-    } else {
-      line = line.length > head.length ? `${line} ${piece}` : `${line}${piece}`;
-    }
-  }
-  lines.push(line);
-  return lines;
-}
-
-/** The text cut to `width` characters, with "…" where cut. */
-export function clipTo(text: string, width: number): string {
-  return text.length <= width ? text : `${text.slice(0, Math.max(1, width - 1))}…`;
-}
+import { clipTo, type Paint, wrapList } from '../console/terminal.ts';
+import type { BaselineOutcome, RunRecord } from '../record/record.ts';
+import { EXCLUDED, isBlockedResult, NOT_SELECTED, type RequirementResult } from '../record/rollup.ts';
+import { byCause, byOperation, operationLabel, UNJUDGED_CAUSE } from '../record/views.ts';
 
 /** The end of the run: the table by operation, the failures, the verdict and where the reports are. */
 export function endLines(
@@ -277,4 +128,28 @@ function evidenceLines(r: RequirementResult, width: number): string[] {
   }
   if (r.reproduce !== undefined) lines.push(`    reproduce: ${r.reproduce}`);
   return lines;
+}
+
+/** The console's baseline lines, after the verdict. */
+export function baselineLines(outcome: BaselineOutcome, p: Paint): string[] {
+  const out = [
+    '',
+    p.bold(`Baseline ${outcome.file}`) + p.dim(` (run of ${outcome.startedAt}, ${outcome.target})`),
+  ];
+  const list = (label: string, ids: readonly string[], paint: (s: string) => string) => {
+    if (ids.length > 0) out.push(`  ${label.padEnd(15)}${paint(ids.join(', '))}`);
+  };
+  list('new failures:', outcome.newFailures, p.red);
+  list('still failing:', outcome.stillFailing, p.yellow);
+  list('fixed:', outcome.fixed, p.green);
+  out.push(
+    outcome.gate === 'passed'
+      ? `${p.green(p.bold('GATE PASSED'))}: no gating requirement fails that the baseline did not (${count(outcome.stillFailing.length, 'known failure')})`
+      : `${p.red(p.bold('GATE FAILED'))}: ${count(outcome.newFailures.length, 'gating requirement')} failing that the baseline did not: ${outcome.newFailures.join(', ')}`,
+  );
+  return out;
+}
+
+function count(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
 }

@@ -18,10 +18,10 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import type { RunRecord } from '../record/record.ts';
 import { reportName } from './allure.ts';
 import { HISTORY_FILE } from './folder.ts';
 import type { Redactor } from './redact.ts';
-import type { RunRecord } from './summary-md.ts';
 
 const require = createRequire(import.meta.url);
 

@@ -5,8 +5,9 @@
  */
 import type { Catalog } from '../../catalog/catalog.ts';
 import type { Config } from '../../suites/harness/config.ts';
-import { applyBaseline, type Baseline, type BaselineOutcome } from '../across/baseline.ts';
+import { applyBaseline, type Baseline } from '../across/baseline.ts';
 import { EXIT } from '../record/command.ts';
+import type { BaselineOutcome } from '../record/record.ts';
 import { type RollUp, rollUp } from '../record/rollup.ts';
 import type { Checked } from './checks.ts';
 

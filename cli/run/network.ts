@@ -8,7 +8,7 @@
 import { createPrivateKey, type KeyObject, X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Config, Network, ProxySettings, TlsSettings } from '../../suites/harness/config.ts';
+import type { Network, ProxySettings, TlsSettings } from '../../suites/harness/config.ts';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -280,20 +280,4 @@ function describeNetwork(network: Network, flags: NetworkFlags, protocol: string
   if (tls?.cert !== undefined) parts.push(`client certificate ${flags['client-cert']}`);
   if (tls?.insecure) parts.push('certificate NOT verified (--insecure)');
   return parts.length === 0 ? undefined : `network: ${parts.join(' · ')}`;
-}
-
-/** What summary.json records of the network: whether each setting was used, never its value. */
-export function networkOptions(config: Pick<Config, 'network'>): {
-  proxy: boolean;
-  caCert: boolean;
-  clientCert: boolean;
-  insecure: boolean;
-} {
-  const { proxy, tls } = config.network ?? {};
-  return {
-    proxy: proxy !== undefined,
-    caCert: tls?.ca !== undefined,
-    clientCert: tls?.cert !== undefined,
-    insecure: tls?.insecure === true,
-  };
 }

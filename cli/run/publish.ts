@@ -5,14 +5,16 @@
  * (write.ts). The console's own lines are console.ts's.
  */
 import path from 'node:path';
-import { type Catalog, loadCatalog, type Requirement } from '../../catalog/catalog.ts';
-import type { Config } from '../../suites/harness/config.ts';
-import { cannotJudgeRollUp, type TestOutcome } from '../record/rollup.ts';
+import type { Catalog } from '../../catalog/catalog.ts';
+import type { RunRecord } from '../record/record.ts';
+import type { TestOutcome } from '../record/rollup.ts';
 import { prepareAllureResults, previousStatuses } from '../reports/allure.ts';
 import { HISTORY_FILE, redactTree, rotateReportDir, writeReports } from '../reports/folder.ts';
 import { renderHtml } from '../reports/html.ts';
+import { junitXml } from '../reports/junit.ts';
 import type { Redactor } from '../reports/redact.ts';
-import { junitXml, type RunRecord, summaryJson, summaryMarkdown } from '../reports/summary-md.ts';
+import { summaryJson } from '../reports/summary-json.ts';
+import { summaryMarkdown } from '../reports/summary-md.ts';
 
 /**
  * The report folder of a run. It is cleared (the previous run's reports moved beside it) once,
@@ -100,42 +102,6 @@ export class ReportFolder {
       }
     }
     return written;
-  }
-}
-
-/**
- * The record of a run that could not judge (exit 2 after the options parsed): summary.json says
- * "non-conformant" with the reason in `error` and every requirement skipped "could not judge: …".
- */
-export function cannotJudgeRecord(input: {
-  readonly version: string;
-  readonly target: string;
-  readonly targetFrom: string;
-  readonly startedAt: Date;
-  readonly config: Config;
-  readonly reason: string;
-  /** The catalog, when the run got as far as reading it. */
-  readonly requirements?: readonly Requirement[];
-}): RunRecord {
-  return {
-    version: input.version,
-    target: input.target,
-    targetFrom: input.targetFrom,
-    startedAt: input.startedAt,
-    durationMs: Date.now() - input.startedAt.getTime(),
-    config: input.config,
-    rollUp: cannotJudgeRollUp(input.requirements ?? catalogOrNothing(), input.reason),
-    operations: new Map(),
-    error: input.reason,
-  };
-}
-
-/** The catalog's requirements, or none when the catalog itself is invalid (the reason says so). */
-function catalogOrNothing(): readonly Requirement[] {
-  try {
-    return loadCatalog().requirements;
-  } catch {
-    return [];
   }
 }
 

@@ -1,8 +1,10 @@
 import { describe, expect, test } from 'vitest';
 import { loadCatalog } from '../../catalog/catalog.ts';
+import { Progress } from '../../cli/console/progress.ts';
+import { wrapList } from '../../cli/console/terminal.ts';
+import type { RunRecord } from '../../cli/record/record.ts';
 import { rollUp, type TestOutcome } from '../../cli/record/rollup.ts';
-import { endLines, Progress, wrapList } from '../../cli/reports/console.ts';
-import type { RunRecord } from '../../cli/reports/summary-md.ts';
+import { endLines } from '../../cli/reports/console.ts';
 
 const catalog = loadCatalog();
 const plain = { green: String, red: String, yellow: String, dim: String, bold: String };

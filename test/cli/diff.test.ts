@@ -14,8 +14,9 @@ import {
   type State,
   stateOf,
 } from '../../cli/across/diff.ts';
-import { catalogIdentity, readSummary, SummaryFileError } from '../../cli/across/summary-file.ts';
+import { readSummary, SummaryFileError } from '../../cli/across/summary-file.ts';
 import { CannotJudgeError } from '../../cli/record/errors.ts';
+import { catalogIdentity } from '../../cli/record/record.ts';
 
 type Spec = [id: string, level: Level, state: State];
 /** Results in a given state; blocked is "skipped" with blockedBy, as summary.json says it. */

@@ -2,6 +2,7 @@
 // colours as NO_COLOR and FORCE_COLOR say, and GitHub annotations escaped as the runner reads them.
 import { beforeAll, describe, expect, test } from 'vitest';
 import { loadCatalog } from '../../catalog/catalog.ts';
+import { colourOn, paintFor } from '../../cli/console/terminal.ts';
 import type { RequirementResult } from '../../cli/record/rollup.ts';
 import {
   errorCommand,
@@ -9,7 +10,6 @@ import {
   escapeProperty,
   githubAnnotations,
 } from '../../cli/reports/annotations.ts';
-import { colourOn, paintFor } from '../../cli/reports/console.ts';
 import { HELP_WIDTH, helpText } from '../../cli/run/help.ts';
 import { build, type Json, runCli } from './helpers.ts';
 

@@ -15,7 +15,8 @@ import {
   uniqueNames,
   verdictOf,
 } from '../../cli/across/fleet.ts';
-import { catalogIdentity, type Summary, type SummaryResult } from '../../cli/across/summary-file.ts';
+import type { Summary, SummaryResult } from '../../cli/across/summary-file.ts';
+import { catalogIdentity } from '../../cli/record/record.ts';
 
 const catalogView: CatalogView = {
   requirements: [

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { loadCatalog } from '../../catalog/catalog.ts';
+import type { RunRecord } from '../../cli/record/record.ts';
 import { type RequirementResult, rollUp, type TestOutcome } from '../../cli/record/rollup.ts';
 import {
   type AllureResult,
@@ -30,7 +31,6 @@ import {
   withoutAnalytics,
 } from '../../cli/reports/html.ts';
 import { createRedactor } from '../../cli/reports/redact.ts';
-import type { RunRecord } from '../../cli/reports/summary-md.ts';
 import type { Config } from '../../suites/harness/config.ts';
 
 const catalog = loadCatalog();

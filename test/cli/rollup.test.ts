@@ -1,15 +1,12 @@
 import { describe, expect, test } from 'vitest';
 import type { TestCase } from 'vitest/node';
 import type { Requirement } from '../../catalog/catalog.ts';
+import type { RunRecord } from '../../cli/record/record.ts';
 import { NOT_SELECTED, rollUp, type TestOutcome } from '../../cli/record/rollup.ts';
+import { byCause, UNJUDGED_CAUSE } from '../../cli/record/views.ts';
+import { junitXml } from '../../cli/reports/junit.ts';
 import { createRedactor, MASK } from '../../cli/reports/redact.ts';
-import {
-  byCause,
-  junitXml,
-  type RunRecord,
-  summaryJson,
-  UNJUDGED_CAUSE,
-} from '../../cli/reports/summary-md.ts';
+import { summaryJson } from '../../cli/reports/summary-json.ts';
 import { toFailure } from '../../cli/run/collector.ts';
 import { worstCaseMs } from '../../cli/run/suites.ts';
 

@@ -13,14 +13,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import type { Requirement } from '../../catalog/catalog.ts';
-import { catalogIdentity } from '../../cli/across/summary-file.ts';
+import { cannotJudgeRecord, catalogIdentity, type RunRecord } from '../../cli/record/record.ts';
 import type { TestOutcome } from '../../cli/record/rollup.ts';
 import { createRedactor } from '../../cli/reports/redact.ts';
-import type { RunRecord } from '../../cli/reports/summary-md.ts';
 import type { Checked } from '../../cli/run/checks.ts';
 import { judge } from '../../cli/run/judge.ts';
 import { withBaseUrl } from '../../cli/run/options.ts';
-import { cannotJudgeRecord, ReportFolder } from '../../cli/run/publish.ts';
+import { ReportFolder } from '../../cli/run/publish.ts';
 import type { SuiteRun } from '../../cli/run/suites.ts';
 
 const req = (id: string, level: Requirement['level']) =>

@@ -1,0 +1,98 @@
+/**
+ * The record of a run: what every output of it is written from (reports/writers.ts), judged or
+ * not. A run that could not judge is a record too (cannotJudgeRecord), with its reason in `error`.
+ */
+import { createHash } from 'node:crypto';
+import { type Level, loadCatalog, type Requirement } from '../../catalog/catalog.ts';
+import type { Config } from '../../suites/harness/config.ts';
+import { cannotJudgeRollUp, type RollUp } from './rollup.ts';
+
+export interface RunRecord {
+  readonly version: string;
+  /** The base URL checked. */
+  readonly target: string;
+  /** How the target was chosen: "bundled reference implementation", "--target staging", … */
+  readonly targetFrom: string;
+  readonly startedAt: Date;
+  readonly durationMs: number;
+  readonly config: Config;
+  readonly rollUp: RollUp;
+  /** operationId → "GET /pets". */
+  readonly operations: ReadonlyMap<string, string>;
+  /** The run could not judge (exit 2): why, in one line. */
+  readonly error?: string;
+  /** --baseline: which gating failures are new, still there, fixed. */
+  readonly baseline?: BaselineOutcome;
+}
+
+/** The baseline block of a run: summary.json's `baseline`, summary.md's and the console's lines. */
+export interface BaselineOutcome {
+  /** The baseline's path as given. */
+  readonly file: string;
+  /** When the baseline run started, and what it checked. */
+  readonly startedAt: string;
+  readonly target: string;
+  /** passed: no new gating failure, the run exits 0 whatever its verdict; failed: exit 1. */
+  readonly gate: 'passed' | 'failed';
+  /** Gating requirements bad now that were not bad in the baseline: these fail the run. */
+  readonly newFailures: readonly string[];
+  /** Gating requirements bad now that were bad in the baseline too: known, they do not fail the run. */
+  readonly stillFailing: readonly string[];
+  /** Requirements bad at the gating level in the baseline that pass now. */
+  readonly fixed: readonly string[];
+}
+
+/** Which catalog a run was judged against: a hash of its ids and levels, and how many there are. */
+export interface CatalogIdentity {
+  /** "sha256:" and the first 16 hex digits of the SHA-256 of the sorted "ID LEVEL" lines. */
+  readonly hash: string;
+  readonly requirements: number;
+}
+
+/**
+ * The identity of a catalog. Ids and levels only: a reworded title or quote does not change what a
+ * result means, a new, retired or re-levelled requirement does. Order does not matter.
+ */
+export function catalogIdentity(
+  requirements: readonly { readonly id: string; readonly level: Level }[],
+): CatalogIdentity {
+  const lines = requirements.map((r) => `${r.id} ${r.level}\n`).sort();
+  const digest = createHash('sha256').update(lines.join('')).digest('hex');
+  return { hash: `sha256:${digest.slice(0, 16)}`, requirements: requirements.length };
+}
+
+/**
+ * The record of a run that could not judge (exit 2 after the options parsed): summary.json says
+ * "non-conformant" with the reason in `error` and every requirement skipped "could not judge: …".
+ */
+export function cannotJudgeRecord(input: {
+  readonly version: string;
+  readonly target: string;
+  readonly targetFrom: string;
+  readonly startedAt: Date;
+  readonly config: Config;
+  readonly reason: string;
+  /** The catalog, when the run got as far as reading it. */
+  readonly requirements?: readonly Requirement[];
+}): RunRecord {
+  return {
+    version: input.version,
+    target: input.target,
+    targetFrom: input.targetFrom,
+    startedAt: input.startedAt,
+    durationMs: Date.now() - input.startedAt.getTime(),
+    config: input.config,
+    rollUp: cannotJudgeRollUp(input.requirements ?? catalogOrNothing(), input.reason),
+    operations: new Map(),
+    error: input.reason,
+  };
+}
+
+/** The catalog's requirements, or none when the catalog itself is invalid (the reason says so). */
+function catalogOrNothing(): readonly Requirement[] {
+  try {
+    return loadCatalog().requirements;
+  } catch {
+    return [];
+  }
+}

@@ -1,0 +1,66 @@
+/**
+ * How the outputs of a run read its results beside the verdict: grouped by operation, blocked
+ * requirements by the failure that blocks them, the options that change what a run checks. Pure
+ * functions of the record, shared by the console, the reports and the Allure results.
+ */
+import type { Config } from '../../suites/harness/config.ts';
+import { isBlockedResult, type RequirementResult } from './rollup.ts';
+
+/** The key byCause() files blocked requirements under when no failed requirement explains them. */
+export const UNJUDGED_CAUSE = '';
+
+/**
+ * Blocked requirements by the failed requirement that is their cause, following chains (blocked by a
+ * requirement that is itself blocked). A requirement blocked only by requirements that were not
+ * judged (not selected, skipped) is filed under UNJUDGED_CAUSE.
+ */
+export function byCause(results: readonly RequirementResult[]): Map<string, RequirementResult[]> {
+  const byId = new Map(results.map((r) => [r.id, r]));
+  const roots = (r: RequirementResult, seen: Set<string>): string[] =>
+    (r.blockedBy ?? []).flatMap((id) => {
+      const blocker = byId.get(id);
+      if (!blocker || seen.has(id)) return [];
+      if (blocker.status === 'failed') return [id];
+      return isBlockedResult(blocker) ? roots(blocker, new Set([...seen, id])) : [];
+    });
+  const causes = new Map<string, RequirementResult[]>();
+  for (const r of results.filter(isBlockedResult)) {
+    const found = [...new Set(roots(r, new Set([r.id])))];
+    for (const cause of found.length > 0 ? found : [UNJUDGED_CAUSE]) {
+      causes.set(cause, [...(causes.get(cause) ?? []), r]);
+    }
+  }
+  return causes;
+}
+
+/** The operation a requirement belongs to, as a heading: "GET /pets (listPets)" or "any operation". */
+export function operationLabel(operation: string, operations: ReadonlyMap<string, string>): string {
+  if (operation === 'any') return 'any operation';
+  const route = operations.get(operation);
+  return route ? `${route} (${operation})` : operation;
+}
+
+/** Results grouped by operation, groups in the order the catalog first names them. */
+export function byOperation(results: readonly RequirementResult[]): Map<string, RequirementResult[]> {
+  const groups = new Map<string, RequirementResult[]>();
+  for (const r of results) {
+    const list = groups.get(r.operation) ?? [];
+    list.push(r);
+    groups.set(r.operation, list);
+  }
+  return groups;
+}
+
+/** The options that change what a run checks or trusts, as typed: "--read-only --only LIST". */
+export function optionsText(config: Config): string {
+  return [
+    config.readOnly ? '--read-only' : '',
+    config.strict ? '--strict' : '',
+    config.authRequired ? '--auth-required' : '',
+    config.only.length ? `--only ${config.only.join(',')}` : '',
+    config.exclude.length ? `--exclude ${config.exclude.join(',')}` : '',
+    config.network?.tls?.insecure ? '--insecure' : '',
+  ]
+    .filter(Boolean)
+    .join(' ');
+}

@@ -1,0 +1,91 @@
+/**
+ * junit.xml: for CI test reports (GitHub, GitLab, Jenkins), one <testcase> per requirement.
+ */
+import type { RunRecord } from '../record/record.ts';
+import { byOperation, operationLabel } from '../record/views.ts';
+
+/**
+ * JUnit XML: one <testcase> per requirement (classname = operation, name = "ID title"), a
+ * <testsuite> per operation. A failure's type is the requirement's level: JUnit tells every failed
+ * check, the verdict (summary.json, exit status) says which ones gate.
+ */
+export function junitXml(run: RunRecord): string {
+  const { rollUp } = run;
+  const seconds = (ms: number) => (ms / 1000).toFixed(3);
+  const lines = [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<testsuites name="petstore-conformance" tests="${rollUp.results.length}" failures="${rollUp.totals.failed}" errors="0" skipped="${rollUp.totals.skipped}" time="${seconds(run.durationMs)}" timestamp="${run.startedAt.toISOString()}">`,
+  ];
+  for (const [operation, results] of byOperation(rollUp.results)) {
+    const failures = results.filter((r) => r.status === 'failed').length;
+    const skipped = results.filter((r) => r.status === 'skipped').length;
+    const time = results.reduce((sum, r) => sum + r.durationMs, 0);
+    lines.push(
+      `  <testsuite name="${xml(operationLabel(operation, run.operations))}" tests="${results.length}" failures="${failures}" errors="0" skipped="${skipped}" time="${seconds(time)}" timestamp="${run.startedAt.toISOString()}">`,
+    );
+    if (operation === rollUp.results[0]?.operation) {
+      lines.push('    <properties>');
+      for (const [name, value] of Object.entries(runProperties(run))) {
+        lines.push(`      <property name="${xml(name)}" value="${xml(value)}"/>`);
+      }
+      lines.push('    </properties>');
+    }
+    for (const r of results) {
+      const open = `    <testcase classname="${xml(operation)}" name="${xml(`${r.id} ${r.title}`)}" time="${seconds(r.durationMs)}"`;
+      if (r.status === 'passed') {
+        lines.push(`${open}/>`);
+      } else if (r.status === 'skipped') {
+        lines.push(`${open}>`, `      <skipped message="${xml(r.message ?? '')}"/>`, '    </testcase>');
+      } else {
+        const body = [
+          `${r.id} (${r.level}) ${r.title}`,
+          r.message ?? '',
+          ...(r.expected === undefined ? [] : [`expected: ${r.expected}`]),
+          ...(r.received === undefined ? [] : [`received: ${r.received}`]),
+          ...(r.reproduce === undefined ? [] : [`reproduce: ${r.reproduce}`]),
+          `gating: ${r.gating ? 'yes' : `no (${r.level} level${r.level === 'SHOULD' ? ', without --strict' : ''})`}`,
+        ].join('\n');
+        lines.push(
+          `${open}>`,
+          `      <failure message="${xml(r.message ?? 'failed')}" type="${r.level}">${xmlText(body)}</failure>`,
+          '    </testcase>',
+        );
+      }
+    }
+    lines.push('  </testsuite>');
+  }
+  lines.push('</testsuites>', '');
+  return lines.join('\n');
+}
+
+function runProperties(run: RunRecord): Record<string, string> {
+  return {
+    target: run.target,
+    seed: String(run.config.seed),
+    verdict: run.rollUp.verdict,
+    version: run.version,
+    readOnly: String(run.config.readOnly),
+    strict: String(run.config.strict),
+    authRequired: String(run.config.authRequired),
+    only: run.config.only.join(','),
+    exclude: run.config.exclude.join(','),
+  };
+}
+
+/** XML attribute escaping (line breaks kept as character references); see xmlText. */
+export function xml(value: string): string {
+  return xmlText(value).replace(/"/g, '&quot;').replace(/'/g, '&apos;').replace(/\r?\n/g, '&#10;');
+}
+
+/** XML text escaping; the control characters XML 1.0 forbids are dropped. */
+export function xmlText(value: string): string {
+  return value
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(FORBIDDEN_IN_XML, '');
+}
+
+/** The characters XML 1.0 does not allow (C0 controls except tab, line feed, carriage return). */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching the control characters is the point
+const FORBIDDEN_IN_XML = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g;

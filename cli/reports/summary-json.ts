@@ -1,0 +1,74 @@
+/**
+ * summary.json: the public, stable result of a run (CONTRACT.md), for programs and for the commands
+ * that read a run back (--baseline, compare, merge).
+ */
+import type { Config } from '../../suites/harness/config.ts';
+import { type BaselineOutcome, catalogIdentity, type RunRecord } from '../record/record.ts';
+import { isBlockedResult } from '../record/rollup.ts';
+
+/** summary.json, exactly as CONTRACT.md gives it (plus expected/received on failures, options.only). */
+export function summaryJson(run: RunRecord): string {
+  const { config, rollUp } = run;
+  const summary = {
+    tool: { name: 'petstore-conformance', version: run.version },
+    // Which catalog the results answer to (compare and --baseline refuse to mix two); none when it was unreadable.
+    ...(rollUp.results.length === 0 ? {} : { catalog: catalogIdentity(rollUp.results) }),
+    target: run.target,
+    startedAt: run.startedAt.toISOString(),
+    durationMs: run.durationMs,
+    seed: config.seed,
+    options: {
+      readOnly: config.readOnly,
+      strict: config.strict,
+      authRequired: config.authRequired,
+      only: [...config.only],
+      exclude: [...config.exclude],
+      ...networkOptions(config),
+    },
+    verdict: rollUp.verdict,
+    ...(run.error === undefined ? {} : { error: run.error }),
+    totals: { ...rollUp.totals },
+    ...(run.baseline === undefined ? {} : { baseline: baselineJson(run.baseline) }),
+    results: rollUp.results.map((r) => ({
+      id: r.id,
+      level: r.level,
+      title: r.title,
+      status: r.status,
+      ...(r.message === undefined ? {} : { message: r.message }),
+      ...(isBlockedResult(r) ? { blockedBy: [...(r.blockedBy ?? [])] } : {}),
+      ...(r.status === 'failed' && r.expected !== undefined ? { expected: r.expected } : {}),
+      ...(r.status === 'failed' && r.received !== undefined ? { received: r.received } : {}),
+      ...(r.reproduce === undefined ? {} : { reproduce: r.reproduce }),
+    })),
+  };
+  return `${JSON.stringify(summary, null, 2)}\n`;
+}
+
+/** summary.json's `baseline` block. */
+export function baselineJson(outcome: BaselineOutcome): Record<string, unknown> {
+  return {
+    file: outcome.file,
+    startedAt: outcome.startedAt,
+    target: outcome.target,
+    gate: outcome.gate,
+    newFailures: [...outcome.newFailures],
+    stillFailing: [...outcome.stillFailing],
+    fixed: [...outcome.fixed],
+  };
+}
+
+/** What summary.json records of the network: whether each setting was used, never its value. */
+export function networkOptions(config: Pick<Config, 'network'>): {
+  proxy: boolean;
+  caCert: boolean;
+  clientCert: boolean;
+  insecure: boolean;
+} {
+  const { proxy, tls } = config.network ?? {};
+  return {
+    proxy: proxy !== undefined,
+    caCert: tls?.ca !== undefined,
+    clientCert: tls?.cert !== undefined,
+    insecure: tls?.insecure === true,
+  };
+}
