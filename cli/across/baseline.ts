@@ -1,14 +1,14 @@
 /**
  * --baseline <summary.json>: a gate adopted on a deployment that already fails some requirements.
  * The run judges everything as usual; its exit status fails only on gating requirements that are
- * failed (or blocked) now and were not in the baseline run (see cli/across/diff.ts for the exact rule).
+ * failed (or blocked) now and were not in the baseline run (cli/across/diff.ts has the exact rule,
+ * cli/run/judge.ts applies it). This module reads the baseline when the run is planned.
  * A baseline judged against another catalog, or at another gating level, is refused: its results
  * would not mean the same.
  */
 import type { Requirement } from '../../catalog/catalog.ts';
 import { CannotJudgeError } from '../record/errors.ts';
-import { type BaselineOutcome, catalogIdentity } from '../record/record.ts';
-import { againstBaseline, type Comparable } from './diff.ts';
+import { catalogIdentity } from '../record/record.ts';
 import { catalogDifference, readSummary, type Summary, SummaryFileError } from './summary-file.ts';
 
 export interface Baseline {
@@ -59,20 +59,4 @@ export function loadBaseline(
     );
   }
   return { given, summary };
-}
-
-/** The run's results against the baseline. */
-export function applyBaseline(
-  baseline: Baseline,
-  results: readonly Comparable[],
-  strict: boolean,
-): BaselineOutcome {
-  const diff = againstBaseline(baseline.summary.results, results, strict);
-  return {
-    file: baseline.given,
-    startedAt: baseline.summary.startedAt,
-    target: baseline.summary.target,
-    gate: diff.newFailures.length > 0 ? 'failed' : 'passed',
-    ...diff,
-  };
 }

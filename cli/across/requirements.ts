@@ -6,6 +6,7 @@
 import { parseArgs } from 'node:util';
 import { CatalogError, loadCatalog, type Requirement } from '../../catalog/catalog.ts';
 import { isSelected, PREFIX_PATTERN, parsePrefixes, unmatchedPrefixes } from '../../catalog/select.ts';
+import { type Env, EXIT, type Io, NAME } from '../record/command.ts';
 import { CannotJudgeError, UsageError } from '../record/errors.ts';
 
 interface Output {
@@ -22,6 +23,17 @@ needs --auth-required) and title. --only and --exclude list what a run with them
   --only <prefixes>         only ids starting with one of these comma-separated prefixes
   --exclude <prefixes>      leave out ids starting with one of these
 `;
+
+/** The subcommand: the catalog on stdout (0), or a usage error in two lines (2). */
+export async function run(args: readonly string[], _env: Env, io: Io): Promise<number> {
+  try {
+    return requirementsCommand(args, io);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    io.stderr.write(`${NAME}: ${error.message}\nRun ${NAME} requirements --help for the usage.\n`);
+    return EXIT.cannotJudge;
+  }
+}
 
 /** Prints the catalog; resolves to the exit status (0). Throws UsageError for bad options. */
 export function requirementsCommand(argv: readonly string[], io: Output): number {

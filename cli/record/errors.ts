@@ -11,10 +11,38 @@ export class UsageError extends Error {
 /** The run cannot judge: exit 2 with this one-line message, and a could-not-judge report. */
 export class CannotJudgeError extends Error {
   override name = 'CannotJudgeError';
+
+  constructor(
+    message: string,
+    /** What the console says before the message: each problem the run found, one a line. */
+    readonly problems: readonly string[] = [],
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * Why a run stopped, as its could-not-judge record says it: a CannotJudgeError's message (and
+ * problems), or, for anything else, an internal error of this tool, with its stack for the console.
+ */
+export function stopReason(error: unknown): {
+  reason: string;
+  problems?: readonly string[];
+  internalError?: string;
+} {
+  if (error instanceof CannotJudgeError) {
+    return { reason: error.message, ...(error.problems.length > 0 ? { problems: error.problems } : {}) };
+  }
+  return { reason: `internal error: ${oneLine(error)}`, internalError: errorText(error) };
 }
 
 /** The first line of an error's message. */
 export function oneLine(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
   return message.split('\n')[0] ?? message;
+}
+
+/** An error as a bug report wants it: its stack, or its text. */
+export function errorText(error: unknown): string {
+  return error instanceof Error ? (error.stack ?? error.message) : String(error);
 }

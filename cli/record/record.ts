@@ -3,9 +3,10 @@
  * not. A run that could not judge is a record too (cannotJudgeRecord), with its reason in `error`.
  */
 import { createHash } from 'node:crypto';
-import { type Level, loadCatalog, type Requirement } from '../../catalog/catalog.ts';
+import { type Catalog, type Level, loadCatalog, type Requirement } from '../../catalog/catalog.ts';
 import type { Config } from '../../suites/harness/config.ts';
-import { cannotJudgeRollUp, type RollUp } from './rollup.ts';
+import { EXIT } from './command.ts';
+import { cannotJudgeRollUp, type RollUp, type TestOutcome } from './rollup.ts';
 
 export interface RunRecord {
   readonly version: string;
@@ -21,8 +22,34 @@ export interface RunRecord {
   readonly operations: ReadonlyMap<string, string>;
   /** The run could not judge (exit 2): why, in one line. */
   readonly error?: string;
+  /** Could not judge: what the console says before the reason, one problem a line (the suite broke). */
+  readonly problems?: readonly string[];
+  /** Could not judge because this tool failed: the error's stack, for the console only. */
+  readonly internalError?: string;
   /** --baseline: which gating failures are new, still there, fixed. */
   readonly baseline?: BaselineOutcome;
+  /** A run that judged: what its checks left, for the outputs that show each check. */
+  readonly checks?: ChecksLeft;
+}
+
+/** What the checks of a run left besides the roll-up: each test's outcome and its evidence. */
+export interface ChecksLeft {
+  /** Every test's outcome, in the order they finished (a requirement may have several). */
+  readonly outcomes: readonly TestOutcome[];
+  /** The catalog the checks answered to: the outputs quote its sources. */
+  readonly catalog: Pick<Catalog, 'requirements' | 'unspecified'>;
+  /**
+   * The private folder the Allure reporter wrote the checks' results into, their requests and
+   * responses attached; gone once the run is published.
+   */
+  readonly allureResultsDir: string;
+}
+
+/** The exit status of a run (CONTRACT.md): 2 when it could not judge; else its baseline's gate, or its verdict. */
+export function exitOf(record: Pick<RunRecord, 'error' | 'baseline' | 'rollUp'>): number {
+  if (record.error !== undefined) return EXIT.cannotJudge;
+  const passed = record.baseline ? record.baseline.gate === 'passed' : record.rollUp.verdict === 'conformant';
+  return passed ? EXIT.conformant : EXIT.nonConformant;
 }
 
 /** The baseline block of a run: summary.json's `baseline`, summary.md's and the console's lines. */
@@ -72,6 +99,8 @@ export function cannotJudgeRecord(input: {
   readonly startedAt: Date;
   readonly config: Config;
   readonly reason: string;
+  readonly problems?: readonly string[];
+  readonly internalError?: string;
   /** The catalog, when the run got as far as reading it. */
   readonly requirements?: readonly Requirement[];
 }): RunRecord {
@@ -85,6 +114,8 @@ export function cannotJudgeRecord(input: {
     rollUp: cannotJudgeRollUp(input.requirements ?? catalogOrNothing(), input.reason),
     operations: new Map(),
     error: input.reason,
+    ...(input.problems === undefined ? {} : { problems: input.problems }),
+    ...(input.internalError === undefined ? {} : { internalError: input.internalError }),
   };
 }
 

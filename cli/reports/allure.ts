@@ -21,6 +21,27 @@ import { rfcLinks } from '../../suites/harness/allure.ts';
 import type { RunRecord } from '../record/record.ts';
 import { isBlockedResult, type RequirementResult, type Status, type TestOutcome } from '../record/rollup.ts';
 import { operationLabel, optionsText } from '../record/views.ts';
+import { HISTORY_FILE } from './folder.ts';
+import type { Writer } from './writer.ts';
+
+/**
+ * allure-results/, for a run that judged: what the Allure reporter staged, rewritten into one
+ * result per requirement (see the top of this file), copied into the report folder redacted.
+ */
+export const allureResults: Writer = {
+  name: 'allure-results/',
+  write(record, { folder }) {
+    const { checks } = record;
+    if (record.error !== undefined || checks === undefined || folder === undefined) return;
+    prepareAllureResults(checks.allureResultsDir, {
+      record,
+      catalog: checks.catalog,
+      outcomes: checks.outcomes,
+      previous: previousStatuses(path.join(folder.dir, HISTORY_FILE)),
+    });
+    folder.copy(checks.allureResultsDir, 'allure-results');
+  },
+};
 
 /** The parts of an Allure 2 result file this module reads and writes. */
 export interface AllureStep {

@@ -5,6 +5,20 @@
  * https://docs.github.com/actions/reference/workflow-commands-for-github-actions#setting-an-error-message
  */
 import type { RollUp } from '../record/rollup.ts';
+import type { Writer } from './writer.ts';
+
+/**
+ * Under --annotations github: one line per failed gating requirement, or the one line of a run
+ * that could not judge. An internal error is this tool's bug, not the deployment's: none for it.
+ */
+export const annotations: Writer = {
+  name: 'GitHub annotations',
+  write(record, { annotations: wanted, console }) {
+    if (!wanted) return;
+    if (record.error === undefined) for (const line of githubAnnotations(record.rollUp)) console.out(line);
+    else if (record.internalError === undefined) console.out(githubCannotJudge(record.error));
+  },
+};
 
 /**
  * The lines, in catalog order: the title is the requirement id; the message says the level and

@@ -5,9 +5,32 @@
  */
 
 import { clipTo, type Paint, wrapList } from '../console/terminal.ts';
+import { NAME } from '../record/command.ts';
 import type { BaselineOutcome, RunRecord } from '../record/record.ts';
 import { EXCLUDED, isBlockedResult, NOT_SELECTED, type RequirementResult } from '../record/rollup.ts';
 import { byCause, byOperation, operationLabel, UNJUDGED_CAUSE } from '../record/views.ts';
+import type { Writer } from './writer.ts';
+
+/**
+ * The end of the run on the console: the requirements, the failures, the verdict, the reports
+ * written and the baseline's gate; for a run that could not judge, why, on stderr.
+ */
+export const endOfRun: Writer = {
+  name: 'the console',
+  write(record, { console, folder }) {
+    if (record.error !== undefined) {
+      for (const line of record.problems ?? []) console.err(line);
+      const reason =
+        record.internalError === undefined ? record.error : `internal error: ${record.internalError}`;
+      console.err(`${NAME}: could not judge: ${reason}`);
+      return;
+    }
+    const { p, width } = console;
+    for (const line of endLines(record, folder?.shown ?? '', folder?.written ?? [], p, width))
+      console.out(line);
+    if (record.baseline) for (const line of baselineLines(record.baseline, p)) console.out(line);
+  },
+};
 
 /** The end of the run: the table by operation, the failures, the verdict and where the reports are. */
 export function endLines(

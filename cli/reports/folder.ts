@@ -1,6 +1,8 @@
 /**
- * The one place that writes reports. Every byte goes through the run's redactor: the report
- * documents, and the Allure results the reporter wrote into a private staging folder.
+ * The report folder: the one place that writes reports. Every byte goes through the run's
+ * redactor: the report documents, the Allure results the reporter wrote into a private staging
+ * folder, and the HTML report Allure renders from them. A run replaces the folder, so the folder
+ * must hold nothing but what a run writes.
  */
 import {
   copyFileSync,
@@ -42,30 +44,70 @@ export function rotateReportDir(reportDir: string, previousReportDir: string): v
   }
 }
 
-export interface ReportFile {
-  /** Relative to the report folder. */
-  readonly name: string;
-  readonly content: string;
+/**
+ * The report folder of a run: the one place that writes reports, every byte through the run's
+ * redactor. It is cleared (the previous run's reports moved beside it) once, when the checks start
+ * or, for a run that stops earlier, when its record is published: the folder never shows a stale
+ * verdict. It lists what was written, in order, for the console's last line.
+ */
+export class ReportFolder {
+  private cleared = false;
+  private readonly files: string[] = [];
+
+  constructor(
+    /** Absolute. */
+    readonly dir: string,
+    /** Absolute: where the previous run's reports go. */
+    readonly previousDir: string,
+    readonly redactor: Redactor,
+    /** The working folder: paths are shown relative to it. */
+    private readonly cwd: string,
+  ) {}
+
+  /** The folder as the user would type it. */
+  get shown(): string {
+    return displayPath(this.dir, this.cwd);
+  }
+
+  /** What was written so far, relative to the folder ("allure-results/" for a folder). */
+  get written(): readonly string[] {
+    return this.files;
+  }
+
+  /** Moves the previous run's reports aside; once per run. */
+  clear(): void {
+    if (this.cleared) return;
+    rotateReportDir(this.dir, this.previousDir);
+    this.cleared = true;
+  }
+
+  /** Writes a report document, redacted. */
+  write(name: string, content: string): void {
+    mkdirSync(this.dir, { recursive: true });
+    writeFileSync(path.join(this.dir, name), this.redactor.bytes(Buffer.from(content, 'utf8')));
+    this.files.push(name);
+  }
+
+  /** Copies a folder tree (a reporter's private staging folder) in as `name`/, each file redacted. */
+  copy(from: string, name: string): void {
+    copyRedacted(from, path.join(this.dir, name), this.redactor);
+    this.files.push(`${name}/`);
+  }
+
+  /**
+   * Takes in what another program wrote into the folder (Allure's report, `name`): every file of
+   * it redacted in place, listed as `shown`.
+   */
+  adopt(name: string, shown: string): void {
+    redactTree(path.join(this.dir, name), this.redactor);
+    this.files.push(shown);
+  }
 }
 
-/** Writes the report documents and copies the Allure results, all redacted. Returns what it wrote. */
-export function writeReports(
-  reportDir: string,
-  files: readonly ReportFile[],
-  allureStagingDir: string | undefined,
-  redactor: Redactor,
-): string[] {
-  mkdirSync(reportDir, { recursive: true });
-  const written: string[] = [];
-  for (const file of files) {
-    writeFileSync(path.join(reportDir, file.name), redactor.bytes(Buffer.from(file.content, 'utf8')));
-    written.push(file.name);
-  }
-  if (allureStagingDir && existsSync(allureStagingDir)) {
-    copyRedacted(allureStagingDir, path.join(reportDir, 'allure-results'), redactor);
-    written.push('allure-results/');
-  }
-  return written;
+/** A path as the user would type it: relative to the working folder when inside it. */
+export function displayPath(file: string, cwd: string): string {
+  const relative = path.relative(cwd, file);
+  return relative && !relative.startsWith('..') && !path.isAbsolute(relative) ? relative : file;
 }
 
 /** Copies a folder tree, each file through the redactor. */

@@ -22,6 +22,19 @@ import type { RunRecord } from '../record/record.ts';
 import { reportName } from './allure.ts';
 import { HISTORY_FILE } from './folder.ts';
 import type { Redactor } from './redact.ts';
+import type { Writer } from './writer.ts';
+
+/** With --html, for a run that judged: allure-report/index.html, rendered from allure-results/. */
+export const htmlReport: Writer = {
+  name: 'allure-report/index.html',
+  async write(record, { folder, html, console }) {
+    if (record.error !== undefined || !html || folder === undefined) return;
+    console.out(console.p.dim('rendering the Allure HTML report…'));
+    const problem = await renderHtml(folder.dir, { record, redactor: folder.redactor });
+    if (problem === undefined) folder.adopt('allure-report', 'allure-report/index.html');
+    else console.warn(`--html: no HTML report: ${problem}`);
+  },
+};
 
 const require = createRequire(import.meta.url);
 

@@ -3,6 +3,15 @@
  */
 import type { RunRecord } from '../record/record.ts';
 import { byOperation, operationLabel } from '../record/views.ts';
+import type { Writer } from './writer.ts';
+
+/** junit.xml, for a run that judged. */
+export const junitXmlFile: Writer = {
+  name: 'junit.xml',
+  write(record, { folder }) {
+    if (record.error === undefined) folder?.write('junit.xml', junitXml(record));
+  },
+};
 
 /**
  * JUnit XML: one <testcase> per requirement (classname = operation, name = "ID title"), a

@@ -5,6 +5,15 @@
 import type { Config } from '../../suites/harness/config.ts';
 import { type BaselineOutcome, catalogIdentity, type RunRecord } from '../record/record.ts';
 import { isBlockedResult } from '../record/rollup.ts';
+import type { Writer } from './writer.ts';
+
+/** summary.json, for every run: one that could not judge says why (`error`). */
+export const summaryJsonFile: Writer = {
+  name: 'summary.json',
+  write(record, { folder }) {
+    folder?.write('summary.json', summaryJson(record));
+  },
+};
 
 /** summary.json, exactly as CONTRACT.md gives it (plus expected/received on failures, options.only). */
 export function summaryJson(run: RunRecord): string {

@@ -5,6 +5,15 @@
 import type { BaselineOutcome, RunRecord } from '../record/record.ts';
 import { isBlockedResult, type RequirementResult } from '../record/rollup.ts';
 import { byCause, optionsText, UNJUDGED_CAUSE } from '../record/views.ts';
+import type { Writer } from './writer.ts';
+
+/** summary.md, for every run: one that could not judge says why. */
+export const summaryMdFile: Writer = {
+  name: 'summary.md',
+  write(record, { folder }) {
+    folder?.write('summary.md', summaryMarkdown(record, folder.shown));
+  },
+};
 
 /** summary.md: for $GITHUB_STEP_SUMMARY, a GitLab artifact, a pull-request comment. */
 export function summaryMarkdown(run: RunRecord, reportDir: string): string {

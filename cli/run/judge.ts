@@ -1,26 +1,25 @@
 /**
- * Stage 5 of a run: the judgement. The roll-up itself (rollup.ts) is pure; this stage adds what tells
- * "the server failed" from "the suite broke": suite files that did not load, requirements no test
- * reported on, errors that escaped the tests.
+ * Stage 5 of a run: the judgement. The roll-up itself (record/rollup.ts) is pure; this stage adds
+ * what tells "the server failed" from "the suite broke" (suite files that did not load, requirements
+ * no test reported on, errors that escaped the tests) and, with --baseline, the baseline's gate.
  */
 import type { Catalog } from '../../catalog/catalog.ts';
 import type { Config } from '../../suites/harness/config.ts';
-import { applyBaseline, type Baseline } from '../across/baseline.ts';
-import { EXIT } from '../record/command.ts';
+import type { Baseline } from '../across/baseline.ts';
+import { againstBaseline, type Comparable } from '../across/diff.ts';
 import type { BaselineOutcome } from '../record/record.ts';
 import { type RollUp, rollUp } from '../record/rollup.ts';
 import type { Checked } from './checks.ts';
 
 export type Judgement =
   /**
-   * The run judged: the roll-up, the baseline's view of it (--baseline), the exit status, and what
-   * is worth a warning without changing the verdict.
+   * The run judged: the roll-up, the baseline's view of it (--baseline), and what is worth a
+   * warning without changing the verdict. The exit status follows from them (record/record.ts exitOf).
    */
   | {
       readonly kind: 'judged';
       readonly rollUp: RollUp;
       readonly baseline?: BaselineOutcome;
-      readonly exit: number;
       readonly warnings: readonly string[];
     }
   /** The suite itself broke: the run cannot judge (exit 2); `reason` in one line, the lines say more. */
@@ -58,16 +57,28 @@ export function judge(
   if (suiteRun.deadlineHit) {
     warnings.push('the run reached its deadline and was cut short; unfinished checks count as failed');
   }
-  if (baseline === undefined) {
-    const exit = summary.verdict === 'conformant' ? EXIT.conformant : EXIT.nonConformant;
-    return { kind: 'judged', rollUp: summary, exit, warnings };
-  }
+  if (baseline === undefined) return { kind: 'judged', rollUp: summary, warnings };
   // With a baseline, the verdict stays what it is; the exit status follows the new failures only.
   const outcome = applyBaseline(baseline, summary.results, config.strict);
-  const exit = outcome.gate === 'passed' ? EXIT.conformant : EXIT.nonConformant;
-  return { kind: 'judged', rollUp: summary, baseline: outcome, exit, warnings };
+  return { kind: 'judged', rollUp: summary, baseline: outcome, warnings };
 }
 
 function firstLine(text: string): string {
   return text.split('\n')[0] ?? text;
+}
+
+/** The run's results against the baseline: its gate, and which gating failures are new, known, fixed. */
+export function applyBaseline(
+  baseline: Baseline,
+  results: readonly Comparable[],
+  strict: boolean,
+): BaselineOutcome {
+  const diff = againstBaseline(baseline.summary.results, results, strict);
+  return {
+    file: baseline.given,
+    startedAt: baseline.summary.startedAt,
+    target: baseline.summary.target,
+    gate: diff.newFailures.length > 0 ? 'failed' : 'passed',
+    ...diff,
+  };
 }

@@ -28,7 +28,7 @@ export interface SuiteRun {
 export interface RunSuitesOptions {
   /** The package root: test files are reported relative to it. */
   readonly root: string;
-  /** Where the allure-vitest reporter writes (a staging folder; write.ts copies it through redaction). */
+  /** Where the allure-vitest reporter writes (a staging folder; reports/allure.ts copies it through redaction). */
   readonly allureResultsDir: string;
   /** Shown on the Allure report's environment panel (no secrets). */
   readonly environmentInfo: Record<string, string>;

@@ -1,5 +1,5 @@
 // The stages of a run that need no server: judge (the suite broke, or the run judged, with or
-// without a baseline) and publish (one writer for a judged run and for one that could not judge).
+// without a baseline) and publish (one path, every writer, for a judged run and for one that could not judge).
 import {
   existsSync,
   mkdirSync,
@@ -13,13 +13,15 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import type { Requirement } from '../../catalog/catalog.ts';
-import { cannotJudgeRecord, catalogIdentity, type RunRecord } from '../../cli/record/record.ts';
+import { cannotJudgeRecord, catalogIdentity, exitOf, type RunRecord } from '../../cli/record/record.ts';
 import type { TestOutcome } from '../../cli/record/rollup.ts';
+import { ReportFolder } from '../../cli/reports/folder.ts';
 import { createRedactor } from '../../cli/reports/redact.ts';
+import type { Outlet } from '../../cli/reports/writer.ts';
 import type { Checked } from '../../cli/run/checks.ts';
 import { judge } from '../../cli/run/judge.ts';
 import { withBaseUrl } from '../../cli/run/options.ts';
-import { ReportFolder } from '../../cli/run/publish.ts';
+import { publish } from '../../cli/run/publish.ts';
 import type { SuiteRun } from '../../cli/run/suites.ts';
 
 const req = (id: string, level: Requirement['level']) =>
@@ -82,7 +84,7 @@ describe('judge', () => {
       checked([outcome('LIST-A', 'failed')], { deadlineHit: true, unhandledErrors: ['Error: boom\n at x'] }),
       config,
     );
-    expect(j).toMatchObject({ kind: 'judged', exit: 1 });
+    expect(j).toMatchObject({ kind: 'judged', rollUp: { verdict: 'non-conformant' } });
     expect(j.kind === 'judged' && j.warnings).toEqual([
       "an error escaped the suite's tests: Error: boom",
       'the run reached its deadline and was cut short; unfinished checks count as failed',
@@ -111,24 +113,30 @@ describe('judge', () => {
     },
   });
 
+  /** The exit status of the record a judgement makes. */
+  const exit = (j: ReturnType<typeof judge>) => {
+    if (j.kind !== 'judged') throw new Error('expected a judged run');
+    return exitOf({ rollUp: j.rollUp, ...(j.baseline ? { baseline: j.baseline } : {}) });
+  };
+
   test('the exit status follows the verdict; with a baseline, the new gating failures only', () => {
-    expect(judge(catalog, checked(outcomes), config)).toMatchObject({ kind: 'judged', exit: 1 });
+    expect(exit(judge(catalog, checked(outcomes), config))).toBe(1);
     const known = judge(catalog, checked(outcomes), config, baselineOf(['LIST-A']));
     expect(known).toMatchObject({
       kind: 'judged',
-      exit: 0,
       rollUp: { verdict: 'non-conformant' },
       baseline: { gate: 'passed', newFailures: [], stillFailing: ['LIST-A'], fixed: [] },
     });
+    expect(exit(known)).toBe(0);
     const fresh = judge(catalog, checked(outcomes), config, baselineOf(['LIST-B']));
     expect(fresh).toMatchObject({
-      exit: 1,
       baseline: { gate: 'failed', newFailures: ['LIST-A'], stillFailing: [], fixed: ['LIST-B'] },
     });
+    expect(exit(fresh)).toBe(1);
   });
 });
 
-describe('publish: one writer for every run', () => {
+describe('publish: one path, every writer, for every run', () => {
   const work = mkdtempSync(path.join(tmpdir(), 'petstore-conformance-publish-'));
   afterAll(() => rmSync(work, { recursive: true, force: true }));
   const SECRET = 'k3y-publish-7e1';
@@ -154,6 +162,34 @@ describe('publish: one writer for every run', () => {
     },
     'http://127.0.0.1:1/v1',
   );
+  /** An outlet whose console keeps its lines, uncoloured. */
+  const outletOf = (reports: ReportFolder | undefined, annotations = false) => {
+    const printed = { out: [] as string[], err: [] as string[] };
+    const plain = (s: string) => s;
+    const outlet: Outlet = {
+      ...(reports ? { folder: reports } : {}),
+      console: {
+        p: { green: plain, red: plain, yellow: plain, dim: plain, bold: plain },
+        width: 100,
+        out: (line = '') => printed.out.push(line),
+        err: (line) => printed.err.push(line),
+        warn: (line) => printed.err.push(`warning: ${line}`),
+      },
+      html: false,
+      annotations,
+    };
+    return { outlet, printed };
+  };
+  const cannotJudge = (reason: string) =>
+    cannotJudgeRecord({
+      version: '1.0.0',
+      target: '(bundled reference implementation)',
+      targetFrom: 'bundled reference implementation',
+      startedAt: new Date(),
+      config: cfg,
+      reason,
+      requirements,
+    });
 
   test('a judged run: summary.json, junit.xml and summary.md, the previous run moved aside, no secret', async () => {
     const reports = folder('judged');
@@ -177,7 +213,10 @@ describe('publish: one writer for every run', () => {
       },
       operations: new Map([['listPets', 'GET /pets']]),
     };
-    expect(await reports.publish(record)).toEqual(['summary.json', 'junit.xml', 'summary.md']);
+    const { outlet, printed } = outletOf(reports);
+    expect(await publish(record, outlet)).toBe(1);
+    expect(reports.written).toEqual(['summary.json', 'junit.xml', 'summary.md']);
+    expect(printed.out.at(-1)).toBe(`reports: ${reports.shown} (summary.json, junit.xml, summary.md)`);
     expect(readJson(path.join(work, 'judged.previous', 'summary.json'))).toEqual({ stale: true });
     for (const file of readdirSync(path.join(work, 'judged'))) {
       expect(readFileSync(path.join(work, 'judged', file), 'utf8')).not.toContain(SECRET);
@@ -189,22 +228,55 @@ describe('publish: one writer for every run', () => {
 
   test('a run that could not judge: summary.json and summary.md only, saying why', async () => {
     const reports = folder('cannot');
-    const record = cannotJudgeRecord({
-      version: '1.0.0',
-      target: '(bundled reference implementation)',
-      targetFrom: 'bundled reference implementation',
-      startedAt: new Date(),
-      config: cfg,
-      reason: 'target unreachable',
-      requirements,
-    });
-    expect(await reports.publish(record)).toEqual(['summary.json', 'summary.md']);
+    const { outlet, printed } = outletOf(reports, true);
+    expect(await publish(cannotJudge('target unreachable'), outlet)).toBe(2);
+    expect(reports.written).toEqual(['summary.json', 'summary.md']);
+    expect(printed.err).toEqual(['petstore-conformance: could not judge: target unreachable']);
+    expect(printed.out).toEqual(['::error title=petstore-conformance::could not judge: target unreachable']);
     expect(existsSync(path.join(work, 'cannot', 'junit.xml'))).toBe(false);
     const summary = readJson(path.join(work, 'cannot', 'summary.json'));
     expect(summary).toMatchObject({ verdict: 'non-conformant', error: 'target unreachable' });
     expect(summary.results.map((r: { message: string }) => r.message)).toEqual(
       requirements.map(() => 'could not judge: target unreachable'),
     );
+  });
+
+  test('a report folder the run may not use: nothing written, the console says why', async () => {
+    const { outlet, printed } = outletOf(undefined);
+    expect(await publish(cannotJudge('--report-dir: /x holds files this tool did not write'), outlet)).toBe(
+      2,
+    );
+    expect(printed.err).toEqual([
+      'petstore-conformance: could not judge: --report-dir: /x holds files this tool did not write',
+    ]);
+  });
+
+  test('a judged run whose reports cannot be written could not judge after all (exit 2)', async () => {
+    writeFileSync(path.join(work, 'a-file'), '');
+    const reports = new ReportFolder(
+      path.join(work, 'a-file', 'reports'),
+      path.join(work, 'a-file', 'reports.previous'),
+      createRedactor([SECRET]),
+      work,
+    );
+    const { outlet, printed } = outletOf(reports, true);
+    const j = judge(catalog, checked(requirements.map((r) => outcome(r.id, 'passed'))), config);
+    if (j.kind !== 'judged') throw new Error('expected a judged run');
+    const record: RunRecord = {
+      version: '1.0.0',
+      target: cfg.baseUrl,
+      targetFrom: '--base-url',
+      startedAt: new Date(),
+      durationMs: 5,
+      config: cfg,
+      rollUp: j.rollUp,
+      operations: new Map(),
+    };
+    expect(await publish(record, outlet)).toBe(2);
+    expect(printed.err[0]).toMatch(/^warning: could not write the could-not-judge report: Error: ENOTDIR/);
+    expect(printed.err[1]).toMatch(/^petstore-conformance: could not judge: internal error: Error: ENOTDIR/);
+    // A bug of this tool, not the deployment's: no annotation says the deployment could not be judged.
+    expect(printed.out).toEqual([]);
   });
 });
 

@@ -1,0 +1,239 @@
+/**
+ * A run of petstore-conformance, stage by stage, one module each:
+ *
+ *   options (options.ts)  argv and environment → what to run, or a usage error (exit 2, nothing written)
+ *   plan    (plan.ts)     the spec, validated; which requirements run, which are left out and why
+ *   target  (target.ts)   the bundled reference, started; or the deployment, reachable
+ *   checks  (checks.ts)   the suites under vitest (suites.ts) → one outcome per test
+ *   judge   (judge.ts)    the roll-up (record/rollup.ts, pure) → the verdict, or "the suite itself broke"
+ *   publish (publish.ts)  the record through every writer (reports/writers.ts) → the exit status
+ *
+ * Judged or not, a run that got past its options ends as one record (record/record.ts): any stage
+ * may throw CannotJudgeError (or fail unexpectedly), and the run then publishes the record of a
+ * run that could not judge, by the same path.
+ */
+import { packageVersion } from '../../catalog/paths.ts';
+import { proxySecrets } from '../../suites/harness/network.ts';
+import { Progress, startLines } from '../console/progress.ts';
+import { paintFor } from '../console/terminal.ts';
+import { type Env, EXIT, type Io, NAME } from '../record/command.ts';
+import { CannotJudgeError, errorText, oneLine, stopReason, UsageError } from '../record/errors.ts';
+import { cannotJudgeRecord, type RunRecord } from '../record/record.ts';
+import { checkReportDirs, ReportFolder } from '../reports/folder.ts';
+import { createRedactor, type Redactor, redactStream } from '../reports/redact.ts';
+import type { Console } from '../reports/writer.ts';
+import { openStaging, runChecks, type Staging } from './checks.ts';
+import type { Dependencies } from './dependencies.ts';
+import { helpText } from './help.ts';
+import { judge } from './judge.ts';
+import { parseInvocation, type RunPlan, withBaseUrl } from './options.ts';
+import { makePlan, type Plan } from './plan.ts';
+import { publish } from './publish.ts';
+import type { runSuites } from './suites.ts';
+import { type OpenTarget, openTarget, unopenedTarget } from './target.ts';
+
+/**
+ * The command without a subcommand: resolves to its exit status, never rejects. `deps` defaults to
+ * defaultDependencies (dependencies.ts), loaded only when a run starts.
+ */
+export async function runCommand(
+  argv: readonly string[],
+  env: Env,
+  io: Io,
+  deps: Dependencies | undefined,
+): Promise<number> {
+  const startedAt = new Date();
+  let redactor: Redactor = createRedactor([]);
+  const err = (line: string) => io.stderr.write(`${redactor.text(line)}\n`);
+  try {
+    const invocation = parseInvocation(argv, env, io.cwd);
+    if (invocation.kind === 'help') {
+      io.stdout.write(helpText(packageVersion()));
+      return EXIT.conformant;
+    }
+    if (invocation.kind === 'version') {
+      io.stdout.write(`${packageVersion()}\n`);
+      return EXIT.conformant;
+    }
+    redactor = createRedactor([invocation.config.apiKey, ...proxySecrets(invocation.config.network)]);
+    // Whatever reaches the process's own streams (vitest's messages too) is redacted as well.
+    const restore = [process.stdout, process.stderr].map((s) => redactStream(s, redactor));
+    try {
+      const console = consoleOf(io, env, redactor);
+      return await stages({ options: invocation, console, redactor, cwd: io.cwd, startedAt }, deps);
+    } finally {
+      for (const undo of restore) undo();
+    }
+  } catch (error) {
+    if (error instanceof UsageError) {
+      err(`${NAME}: ${error.message}`);
+      err(`Run ${NAME} --help for every option.`);
+      return EXIT.cannotJudge;
+    }
+    err(`${NAME}: could not judge: internal error: ${errorText(error)}`);
+    return EXIT.cannotJudge;
+  }
+}
+
+/** The console of a run: every line through the redactor, colours only on a terminal. */
+function consoleOf(io: Io, env: Env, redactor: Redactor): Console {
+  return {
+    p: paintFor(io.stdout, env),
+    width: Math.min(120, Math.max(60, io.stdout.columns ?? 100)),
+    out: (line = '') => io.stdout.write(`${redactor.text(line)}\n`),
+    err: (line: string) => io.stderr.write(`${redactor.text(line)}\n`),
+    warn: (line: string) =>
+      io.stderr.write(`${redactor.text(paintFor(io.stderr, env).yellow(`warning: ${line}`))}\n`),
+  };
+}
+
+/** A run once its options parsed. */
+interface Run {
+  readonly options: RunPlan;
+  readonly console: Console;
+  readonly redactor: Redactor;
+  /** The working folder: relative paths resolve against it. */
+  readonly cwd: string;
+  readonly startedAt: Date;
+}
+
+/** What a run has got as far as: what its could-not-judge record names, and what it must close. */
+interface Reached {
+  folder?: ReportFolder;
+  plan?: Plan;
+  target?: OpenTarget;
+  opening?: Promise<OpenTarget | undefined>;
+  staging?: Staging;
+}
+
+/**
+ * plan → target → checks → judge, then publish whatever record the run ends with; closes what it
+ * started once the record is published.
+ */
+async function stages(run: Run, givenDeps: Dependencies | undefined): Promise<number> {
+  // vitest and allure-vitest (about 0.3 s to load) load while the plan is made and the target
+  // opens; awaited only once the spec is known good.
+  const loading = {
+    suites: quietly(import('./suites.ts')),
+    deps: quietly(
+      givenDeps ? Promise.resolve(givenDeps) : import('./dependencies.ts').then((m) => m.defaultDependencies),
+    ),
+  };
+  const reached: Reached = {};
+  try {
+    const record = await judged(run, loading, reached).catch((error: unknown) =>
+      couldNotJudge(error, run, reached),
+    );
+    return await publish(record, {
+      ...(reached.folder ? { folder: reached.folder } : {}),
+      console: run.console,
+      html: run.options.html,
+      annotations: run.options.annotations === 'github',
+    });
+  } finally {
+    reached.staging?.dispose();
+    await (reached.target ?? (await reached.opening))?.close();
+  }
+}
+
+/** The record of a run that judged; throws what stops it. */
+async function judged(
+  run: Run,
+  loading: { suites: Promise<{ runSuites: typeof runSuites }>; deps: Promise<Dependencies> },
+  reached: Reached,
+): Promise<RunRecord> {
+  const { p, out, warn, width } = run.console;
+  // The report folder first: a folder a run may not write into gets no report, not even a could-not-judge one.
+  checkReportDirs(run.options.reportDir, run.options.previousReportDir);
+  const folder = new ReportFolder(
+    run.options.reportDir,
+    run.options.previousReportDir,
+    run.redactor,
+    run.cwd,
+  );
+  reached.folder = folder;
+  const plan = await makePlan(run.options, run.cwd);
+  reached.plan = plan;
+  const deps = await loading.deps;
+  // The target opens (the reference starts on its own thread, or the deployment is reached) while
+  // vitest is still loading; a target that cannot be opened is reported once it has loaded.
+  const open = quietly(openTarget(run.options, deps));
+  reached.opening = open.catch(() => undefined);
+  const { runSuites } = await loading.suites;
+  const target = await open;
+  reached.target = target;
+  const config = withBaseUrl(run.options.config, target.baseUrl);
+  const total = plan.spec.catalog.requirements.length;
+  for (const line of startLines(deps.version(), config, target.from, plan.selected.length, total, p)) {
+    // The proxy and TLS settings, just before "checking N requirements…".
+    if (run.options.networkLine !== undefined && line.startsWith('checking ')) out(run.options.networkLine);
+    out(line);
+  }
+  for (const warning of run.options.warnings) warn(warning);
+
+  // The checks start: the previous run's reports move aside, so the folder never shows stale results.
+  folder.clear();
+  const staging = openStaging();
+  reached.staging = staging;
+  const progress = new Progress(plan.selected, p, width);
+  const checked = await runChecks({
+    plan,
+    config,
+    deps,
+    runSuites,
+    staging,
+    events: {
+      onCollected: (tests) =>
+        progress.collected(tests.map((t) => (t.meta() as { requirementId?: string }).requirementId)),
+      onOutcome: (o) => {
+        const line = progress.outcome(o);
+        if (line !== undefined) out(line);
+      },
+    },
+  });
+  const judgement = judge(plan.spec.catalog, checked, config, plan.baseline);
+  if (judgement.kind === 'broken') throw new CannotJudgeError(oneLine(judgement.reason), judgement.problems);
+  for (const warning of judgement.warnings) warn(warning);
+  return {
+    version: deps.version(),
+    target: config.baseUrl,
+    targetFrom: target.from,
+    startedAt: run.startedAt,
+    durationMs: Date.now() - run.startedAt.getTime(),
+    config,
+    rollUp: judgement.rollUp,
+    operations: plan.spec.operations,
+    ...(judgement.baseline ? { baseline: judgement.baseline } : {}),
+    checks: {
+      outcomes: checked.outcomes,
+      catalog: plan.spec.catalog,
+      allureResultsDir: staging.allureResultsDir,
+    },
+  };
+}
+
+/**
+ * The record of a run stopped by `error`: every run writes summary.json, and one that cannot judge
+ * says so, so that no stale verdict is published.
+ */
+function couldNotJudge(error: unknown, run: Run, reached: Reached): RunRecord {
+  const { options, startedAt } = run;
+  const where = reached.target
+    ? { name: reached.target.baseUrl, from: reached.target.from, baseUrl: reached.target.baseUrl }
+    : unopenedTarget(options.target);
+  return cannotJudgeRecord({
+    version: packageVersion(),
+    target: where.name,
+    targetFrom: where.from,
+    startedAt,
+    config: withBaseUrl(options.config, where.baseUrl),
+    ...stopReason(error),
+    ...(reached.plan ? { requirements: reached.plan.spec.catalog.requirements } : {}),
+  });
+}
+
+/** The promise itself, its rejection marked handled: it is awaited later, or not at all when the run stops early. */
+function quietly<T>(promise: Promise<T>): Promise<T> {
+  promise.catch(() => undefined);
+  return promise;
+}
