@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { parse } from 'yaml';
-import { type CliResult, ROOT, readJson, runCli } from './cli/helpers.ts';
+import { type CliResult, ROOT, readJson, runCli } from './helpers/cli.ts';
 import { acceptAnyLimit } from './variants/faulty/list.ts';
 import { closedPort } from './variants/servers/hostile.ts';
 import { reference } from './variants/servers/reference.ts';

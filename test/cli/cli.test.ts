@@ -7,11 +7,11 @@ import { XMLParser } from 'fast-xml-parser';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { loadCatalog } from '../../catalog/catalog.ts';
 import { packageVersion } from '../../catalog/paths.ts';
+import { build, type CliResult, filesUnder, type Json, ROOT, readJson, runCli } from '../helpers/cli.ts';
 import { acceptAnyLimit } from '../variants/faulty/list.ts';
 import { goneInsteadOfNotFound } from '../variants/faulty/show.ts';
 import { closedPort, garbage, neverAnswers as hangs, type Raw } from '../variants/servers/hostile.ts';
 import { reference } from '../variants/servers/reference.ts';
-import { build, type CliResult, filesUnder, type Json, ROOT, readJson, runCli } from './helpers.ts';
 import { installPacked, useLibrary } from './packaged.ts';
 
 const catalog = loadCatalog();

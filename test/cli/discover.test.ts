@@ -11,7 +11,7 @@ import {
   githubAnnotations,
 } from '../../cli/reports/annotations.ts';
 import { HELP_WIDTH, helpText } from '../../cli/run/help.ts';
-import { build, type Json, runCli } from './helpers.ts';
+import { build, type Json, runCli } from '../helpers/cli.ts';
 
 const catalog = loadCatalog();
 

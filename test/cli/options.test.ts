@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { UsageError } from '../../cli/record/errors.ts';
 import { type Invocation, parseInvocation, previousDirOf } from '../../cli/run/options.ts';
-import { type Certificates, makeCertificates } from '../certs.ts';
+import { type Certificates, makeCertificates } from '../helpers/certs.ts';
 
 const cwd = '/work/project';
 const run = (argv: string[], env: Record<string, string> = {}) => {

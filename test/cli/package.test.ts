@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
-import { build, type Json, ROOT, readJson } from './helpers.ts';
+import { build, type Json, ROOT, readJson } from '../helpers/cli.ts';
 import { npm } from './packaged.ts';
 
 const pkg = readJson(path.join(ROOT, 'package.json'));

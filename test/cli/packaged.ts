@@ -2,7 +2,7 @@
 // project. Used by cli.test.ts, which runs `npx petstore-conformance` there.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { ROOT, runCli } from './helpers.ts';
+import { ROOT, runCli } from '../helpers/cli.ts';
 
 /** npm, bounded in time (killed by its pid); resolves to its stdout, rejects with its output. */
 export async function npm(args: string[], cwd: string, timeoutMs: number): Promise<string> {

@@ -7,10 +7,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startReferenceServer } from '../../reference-impl/index.ts';
-import { type ForwardProxy, forwardProxy, requestLog } from '../forward-proxy.ts';
+import { build, type CliResult, type Json, readJson, runCli } from '../helpers/cli.ts';
+import { type ForwardProxy, forwardProxy, requestLog } from '../helpers/forward-proxy.ts';
 import { acceptAnyLimit } from '../variants/faulty/list.ts';
 import { closedPort } from '../variants/servers/hostile.ts';
-import { build, type CliResult, type Json, readJson, runCli } from './helpers.ts';
 
 const work = mkdtempSync(path.join(tmpdir(), 'petstore-conformance-proxy-'));
 const dir = (name: string) => path.join(work, name);

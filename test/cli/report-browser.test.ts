@@ -8,10 +8,10 @@ import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { build, type CliResult, ROOT, readJson, runCli } from '../helpers/cli.ts';
 import { acceptAnyLimit } from '../variants/faulty/list.ts';
 import { goneInsteadOfNotFound } from '../variants/faulty/show.ts';
 import { reference } from '../variants/servers/reference.ts';
-import { build, type CliResult, ROOT, readJson, runCli } from './helpers.ts';
 
 const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 const found = existsSync(CHROMIUM);

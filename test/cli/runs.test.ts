@@ -7,10 +7,10 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { loadCatalog } from '../../catalog/catalog.ts';
 import { type RunningServer, startReferenceServer } from '../../reference-impl/index.ts';
+import { build, type CliResult, type Json, readJson, runCli } from '../helpers/cli.ts';
 import { variants } from '../variants/index.ts';
 import { compose, type Wrap } from '../variants/servers/wrap.ts';
 import type { Variant } from '../variants/variant.ts';
-import { build, type CliResult, type Json, readJson, runCli } from './helpers.ts';
 
 const catalog = loadCatalog();
 const work = mkdtempSync(path.join(tmpdir(), 'petstore-conformance-runs-'));

@@ -7,8 +7,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startReferenceServer } from '../../reference-impl/index.ts';
-import { SPECIAL_KEY, spellingsOf } from '../spellings.ts';
-import { build, type CliResult, filesUnder, runCli } from './helpers.ts';
+import { build, type CliResult, filesUnder, runCli } from '../helpers/cli.ts';
+import { SPECIAL_KEY, spellingsOf } from '../helpers/spellings.ts';
 
 const spellings = spellingsOf(SPECIAL_KEY);
 const work = mkdtempSync(path.join(tmpdir(), 'petstore-conformance-secrets-'));

@@ -11,10 +11,10 @@ import path from 'node:path';
 import type { TLSSocket } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createReferenceHandler } from '../../reference-impl/index.ts';
-import { type Certificates, makeCertificates } from '../certs.ts';
-import { type ForwardProxy, forwardProxy } from '../forward-proxy.ts';
+import { type Certificates, makeCertificates } from '../helpers/certs.ts';
+import { build, type CliResult, type Json, readJson, runCli } from '../helpers/cli.ts';
+import { type ForwardProxy, forwardProxy } from '../helpers/forward-proxy.ts';
 import { closedPort } from '../variants/servers/hostile.ts';
-import { build, type CliResult, type Json, readJson, runCli } from './helpers.ts';
 
 const work = mkdtempSync(path.join(tmpdir(), 'petstore-conformance-tls-'));
 const dir = (name: string) => path.join(work, 'reports', name);

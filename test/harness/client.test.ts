@@ -9,9 +9,9 @@ import { ConformanceError } from '../../suites/harness/errors.ts';
 import { expectStatus, readJson } from '../../suites/harness/expect.ts';
 import { tlsConnectOptions } from '../../suites/harness/network.ts';
 import { redact } from '../../suites/harness/redact.ts';
-import { type Certificates, makeCertificates } from '../certs.ts';
-import { type ForwardProxy, forwardProxy, requestLog } from '../forward-proxy.ts';
-import { httpServer, rawServer, silentServer, type TestServer, testConfig } from './servers.ts';
+import { type Certificates, makeCertificates } from '../helpers/certs.ts';
+import { type ForwardProxy, forwardProxy, requestLog } from '../helpers/forward-proxy.ts';
+import { httpServer, rawServer, silentServer, type TestServer, testConfig } from '../helpers/servers.ts';
 
 let server: TestServer | undefined;
 afterEach(async () => {

@@ -3,7 +3,7 @@ import { Client } from '../../suites/harness/client.ts';
 import { loadContract } from '../../suites/harness/contract.ts';
 import { ConformanceError } from '../../suites/harness/errors.ts';
 import { expectSchema } from '../../suites/harness/expect.ts';
-import { httpServer, testConfig } from './servers.ts';
+import { httpServer, testConfig } from '../helpers/servers.ts';
 
 const contract = await loadContract();
 

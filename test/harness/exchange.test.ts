@@ -11,7 +11,7 @@ import {
 
 import { registerSecret } from '../../suites/harness/redact.ts';
 import { reproducer } from '../../suites/harness/reproduce.ts';
-import { httpServer } from './servers.ts';
+import { httpServer } from '../helpers/servers.ts';
 
 const base = 'http://127.0.0.1:8080/v1';
 const execFileAsync = promisify(execFile);

@@ -5,8 +5,8 @@ import { ConformanceError } from '../../suites/harness/errors.ts';
 import { formatExchange } from '../../suites/harness/exchange.ts';
 import { expectStatus } from '../../suites/harness/expect.ts';
 import { createRedactor, MASK } from '../../suites/harness/redact.ts';
-import { SPECIAL_KEY, spellingsOf } from '../spellings.ts';
-import { httpServer, silentServer, type TestServer, testConfig } from './servers.ts';
+import { httpServer, silentServer, type TestServer, testConfig } from '../helpers/servers.ts';
+import { SPECIAL_KEY, spellingsOf } from '../helpers/spellings.ts';
 
 const KEY = 's3cr3t-KEY-4711';
 const BEARER = 'Bearer tok-0987654321';

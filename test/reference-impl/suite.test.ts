@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { MAX_PET_BYTES } from '../../reference-impl/index.ts';
-import { build, runCli } from '../cli/helpers.ts';
+import { build, runCli } from '../helpers/cli.ts';
 import { call, createPet, petOfSize, serverForBlock } from './helpers.ts';
 
 beforeAll(build, 150_000);

@@ -5,7 +5,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import { createServer, type Socket } from 'node:net';
-import { httpServer, silentServer, type TestServer } from '../../harness/servers.ts';
+import { httpServer, silentServer, type TestServer } from '../../helpers/servers.ts';
 
 export type HostileServer = () => Promise<TestServer>;
 
