@@ -13,7 +13,7 @@ import {
 import { rollUp, isSelected as rollUpSelects } from '../cli/record/rollup.ts';
 import { checkSelection } from '../cli/run/plan.ts';
 import { requirementOf, skipReason } from '../suites/harness/requirement.ts';
-import { testConfig } from './helpers/servers.ts';
+import { testConfig } from './helpers/config.ts';
 
 const catalog = loadCatalog();
 const ids = catalog.requirements.map((r) => r.id);

@@ -31,24 +31,17 @@ import {
   withoutAnalytics,
 } from '../../cli/reports/html.ts';
 import { createRedactor } from '../../cli/reports/redact.ts';
-import type { Config } from '../../suites/harness/config.ts';
+import { testConfig } from '../helpers/config.ts';
 
 const catalog = loadCatalog();
 const work = mkdtempSync(path.join(tmpdir(), 'petstore-conformance-html-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-const config: Config = {
-  baseUrl: 'https://staging.pets.example.com/v1',
-  apiKeyHeader: 'X-API-Key',
-  authRequired: false,
-  readOnly: false,
-  strict: false,
-  only: [],
-  exclude: [],
+const config = testConfig('https://staging.pets.example.com/v1', {
   seed: 1616944622,
   timeoutMs: 10_000,
   runId: 'test',
-};
+});
 
 const outcome = (id: string, state: TestOutcome['state'], extra: Partial<TestOutcome> = {}): TestOutcome => ({
   requirementId: id,

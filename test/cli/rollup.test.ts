@@ -9,6 +9,7 @@ import { createRedactor, MASK } from '../../cli/reports/redact.ts';
 import { summaryJson } from '../../cli/reports/summary-json.ts';
 import { toFailure } from '../../cli/run/collector.ts';
 import { worstCaseMs } from '../../cli/run/suites.ts';
+import { testConfig } from '../helpers/config.ts';
 
 const req = (id: string, level: Requirement['level'], operation: Requirement['operation'] = 'listPets') =>
   ({ id, level, title: `${id} title`, operation, needs: [] }) as unknown as Requirement;
@@ -335,18 +336,7 @@ describe('reports', () => {
     targetFrom: '--base-url',
     startedAt: new Date('2026-01-01T00:00:00.000Z'),
     durationMs: 1234,
-    config: {
-      baseUrl: 'http://127.0.0.1:1/v1',
-      apiKeyHeader: 'X-API-Key',
-      authRequired: false,
-      readOnly: false,
-      strict: false,
-      only: [],
-      exclude: [],
-      seed: 7,
-      timeoutMs: 10_000,
-      runId: 'abcd',
-    },
+    config: testConfig('http://127.0.0.1:1/v1', { seed: 7, timeoutMs: 10_000, runId: 'abcd' }),
     rollUp: rollUp(
       catalog,
       [

@@ -20,9 +20,9 @@ import { createRedactor } from '../../cli/reports/redact.ts';
 import type { Outlet } from '../../cli/reports/writer.ts';
 import type { Checked } from '../../cli/run/checks.ts';
 import { judge } from '../../cli/run/judge.ts';
-import { withBaseUrl } from '../../cli/run/options.ts';
 import { publish } from '../../cli/run/publish.ts';
 import type { SuiteRun } from '../../cli/run/suites.ts';
+import { testConfig } from '../helpers/config.ts';
 
 const req = (id: string, level: Requirement['level']) =>
   ({ id, level, title: `${id} title`, operation: 'listPets', needs: [] }) as unknown as Requirement;
@@ -147,21 +147,7 @@ describe('publish: one path, every writer, for every run', () => {
       createRedactor([SECRET]),
       work,
     );
-  const cfg = withBaseUrl(
-    {
-      apiKeyHeader: 'X-API-Key',
-      apiKey: SECRET,
-      authRequired: false,
-      readOnly: false,
-      strict: false,
-      only: [],
-      exclude: [],
-      seed: 1,
-      timeoutMs: 1000,
-      runId: 'r',
-    },
-    'http://127.0.0.1:1/v1',
-  );
+  const cfg = testConfig('http://127.0.0.1:1/v1', { apiKey: SECRET, seed: 1, runId: 'r' });
   /** An outlet whose console keeps its lines, uncoloured. */
   const outletOf = (reports: ReportFolder | undefined, annotations = false) => {
     const printed = { out: [] as string[], err: [] as string[] };

@@ -10,10 +10,11 @@ import { expectStatus, readJson } from '../../suites/harness/expect.ts';
 import { tlsConnectOptions } from '../../suites/harness/network.ts';
 import { redact } from '../../suites/harness/redact.ts';
 import { type Certificates, makeCertificates } from '../helpers/certs.ts';
+import { testConfig } from '../helpers/config.ts';
 import { type ForwardProxy, forwardProxy, requestLog } from '../helpers/forward-proxy.ts';
-import { httpServer, rawServer, silentServer, type TestServer, testConfig } from '../helpers/servers.ts';
+import { type HandMadeServer, httpServer, rawServer, silentServer } from '../helpers/servers.ts';
 
-let server: TestServer | undefined;
+let server: HandMadeServer | undefined;
 afterEach(async () => {
   await server?.close();
   server = undefined;

@@ -3,7 +3,8 @@ import { Client } from '../../suites/harness/client.ts';
 import { loadContract } from '../../suites/harness/contract.ts';
 import { ConformanceError } from '../../suites/harness/errors.ts';
 import { expectSchema } from '../../suites/harness/expect.ts';
-import { httpServer, testConfig } from '../helpers/servers.ts';
+import { testConfig } from '../helpers/config.ts';
+import { httpServer } from '../helpers/servers.ts';
 
 const contract = await loadContract();
 

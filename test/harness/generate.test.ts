@@ -9,7 +9,7 @@ import {
   isInvalid,
   mutationsOf,
 } from '../../suites/harness/generate.ts';
-import { testConfig } from '../helpers/servers.ts';
+import { testConfig } from '../helpers/config.ts';
 
 const contract = await loadContract();
 const Pet = contract.schema('Pet');

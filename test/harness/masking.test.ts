@@ -5,20 +5,21 @@ import { ConformanceError } from '../../suites/harness/errors.ts';
 import { formatExchange } from '../../suites/harness/exchange.ts';
 import { expectStatus } from '../../suites/harness/expect.ts';
 import { createRedactor, MASK } from '../../suites/harness/redact.ts';
-import { httpServer, silentServer, type TestServer, testConfig } from '../helpers/servers.ts';
+import { testConfig } from '../helpers/config.ts';
+import { type HandMadeServer, httpServer, silentServer } from '../helpers/servers.ts';
 import { SPECIAL_KEY, spellingsOf } from '../helpers/spellings.ts';
 
 const KEY = 's3cr3t-KEY-4711';
 const BEARER = 'Bearer tok-0987654321';
 
-let server: TestServer | undefined;
+let server: HandMadeServer | undefined;
 afterEach(async () => {
   await server?.close();
   server = undefined;
 });
 
 /** A server that echoes every credential it gets, in a header and in the body, and fails. */
-function echoingServer(): Promise<TestServer> {
+function echoingServer(): Promise<HandMadeServer> {
   return httpServer((req, res) => {
     req.resume();
     const echoed = JSON.stringify({

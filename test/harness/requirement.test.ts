@@ -10,7 +10,8 @@ import { rfcLinks } from '../../suites/harness/allure.ts';
 import { ConformanceError } from '../../suites/harness/errors.ts';
 import { requirementOf, skipReason, testName } from '../../suites/harness/requirement.ts';
 import { suiteVitestOptions } from '../../suites/vitest.shared.ts';
-import { httpServer, testConfig } from '../helpers/servers.ts';
+import { testConfig } from '../helpers/config.ts';
+import { httpServer } from '../helpers/servers.ts';
 
 describe('requirement()', () => {
   test('refuses an id the catalog does not have', () => {

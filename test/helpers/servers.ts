@@ -1,20 +1,27 @@
 /**
- * Tiny servers for the harness's own tests, each on 127.0.0.1 port 0. Every socket is tracked and
- * destroyed on close(), so that a hanging server never outlives its test.
+ * The servers the project's tests start, each on 127.0.0.1 and a free port: hand-made ones (an
+ * HTTP handler, a socket that stays silent, raw bytes) and the reference implementation itself,
+ * its 500 catch-all watched. Every one is a TestServer; close() ends it and its connections, so
+ * that a hanging server never outlives its test.
  */
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer as createNetServer, type Server, type Socket } from 'node:net';
-import type { Config } from '../../suites/harness/config.ts';
+import { afterAll, beforeAll, expect } from 'vitest';
+import { type RunningServer, type StartOptions, startReferenceServer } from '../../reference-impl/index.ts';
 
 export interface TestServer {
   /** Base URL, /v1 included. */
   readonly url: string;
-  /** Connections accepted so far. */
-  connections(): number;
   close(): Promise<void>;
 }
 
-async function listen(server: Server): Promise<TestServer> {
+/** A hand-made server: it counts the connections it accepted. */
+export interface HandMadeServer extends TestServer {
+  /** Connections accepted so far. */
+  connections(): number;
+}
+
+async function listen(server: Server): Promise<HandMadeServer> {
   const sockets = new Set<Socket>();
   let accepted = 0;
   server.on('connection', (socket: Socket) => {
@@ -37,17 +44,19 @@ async function listen(server: Server): Promise<TestServer> {
 }
 
 /** An HTTP server with the given handler. */
-export function httpServer(handle: (req: IncomingMessage, res: ServerResponse) => void): Promise<TestServer> {
+export function httpServer(
+  handle: (req: IncomingMessage, res: ServerResponse) => void,
+): Promise<HandMadeServer> {
   return listen(createHttpServer({ keepAliveTimeout: 5_000 }, handle));
 }
 
 /** A TCP server that accepts connections and never writes a byte. */
-export function silentServer(): Promise<TestServer> {
+export function silentServer(): Promise<HandMadeServer> {
   return listen(createNetServer((socket) => socket.resume()));
 }
 
 /** A TCP server that writes `bytes` raw on every connection. */
-export function rawServer(bytes: string): Promise<TestServer> {
+export function rawServer(bytes: string): Promise<HandMadeServer> {
   return listen(
     createNetServer((socket) => {
       socket.resume();
@@ -56,19 +65,45 @@ export function rawServer(bytes: string): Promise<TestServer> {
   );
 }
 
-/** A Config for the harness's tests: defaults, with `fields` set. */
-export function testConfig(baseUrl: string, fields: Partial<Config> = {}): Config {
-  return Object.freeze({
-    baseUrl,
-    apiKeyHeader: 'X-API-Key',
-    authRequired: false,
-    readOnly: false,
-    strict: false,
-    only: [],
-    exclude: [],
-    seed: 42,
-    timeoutMs: 1_000,
-    runId: 'harness-test',
-    ...fields,
+/** The reference implementation, started for its own tests (a TestServer, with its port). */
+export interface ReferenceServer extends RunningServer {
+  /** What reached the 500 catch-all: stays empty unless the handler has a bug. */
+  readonly internalErrors: unknown[];
+}
+
+export async function startServer(options: StartOptions = {}): Promise<ReferenceServer> {
+  const internalErrors: unknown[] = [];
+  const server = await startReferenceServer({
+    onError: (error) => internalErrors.push(error),
+    ...options,
+    port: 0,
+    host: '127.0.0.1',
   });
+  return { ...server, internalErrors };
+}
+
+/**
+ * A server for the describe block this is called in: started before its tests (`options` may be a
+ * function, to fill a store first), closed after them, and checked that no request reached the 500
+ * catch-all. Read `server` and `base` inside tests and hooks, not while the tests are collected.
+ */
+export function serverForBlock(options: StartOptions | (() => StartOptions) = {}, startTimeoutMs?: number) {
+  let running: ReferenceServer | undefined;
+  beforeAll(async () => {
+    running = await startServer(typeof options === 'function' ? options() : options);
+  }, startTimeoutMs);
+  afterAll(async () => {
+    await running?.close();
+    expect(running?.internalErrors).toEqual([]);
+  });
+  return {
+    get server(): ReferenceServer {
+      if (!running) throw new Error('the server starts in beforeAll: read it inside a test or a hook');
+      return running;
+    },
+    /** The base URL, /v1 included. */
+    get base(): string {
+      return this.server.url;
+    },
+  };
 }

@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import { call, serverForBlock } from './helpers.ts';
+import { serverForBlock } from '../helpers/servers.ts';
+import { call } from './helpers.ts';
 
 const KEY = 'k3y-with-some-length-0123456789';
 

@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import { call, createPet, idsOf, idText, serverForBlock } from './helpers.ts';
+import { serverForBlock } from '../helpers/servers.ts';
+import { call, createPet, idsOf, idText } from './helpers.ts';
 
 describe('POST /v1/pets', () => {
   let nextId = 1000;

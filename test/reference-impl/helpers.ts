@@ -1,55 +1,11 @@
 /**
- * Helpers of the reference implementation's own tests: a server on 127.0.0.1 with a free port whose
- * 500 catch-all is watched, a small HTTP client over undici, and a raw socket for what undici would
- * not send.
+ * Helpers of the reference implementation's own tests: a small HTTP client over undici, and a raw
+ * socket for what undici would not send. The server they talk to: test/helpers/servers.ts
+ * (startServer, serverForBlock).
  */
 import { connect, type Socket } from 'node:net';
 import { isLosslessNumber, parse } from 'lossless-json';
 import { request } from 'undici';
-import { afterAll, beforeAll, expect } from 'vitest';
-import { type RunningServer, type StartOptions, startReferenceServer } from '../../reference-impl/index.ts';
-
-export interface TestServer extends RunningServer {
-  /** What reached the 500 catch-all: stays empty unless the handler has a bug. */
-  readonly internalErrors: unknown[];
-}
-
-export async function startServer(options: StartOptions = {}): Promise<TestServer> {
-  const internalErrors: unknown[] = [];
-  const server = await startReferenceServer({
-    onError: (error) => internalErrors.push(error),
-    ...options,
-    port: 0,
-    host: '127.0.0.1',
-  });
-  return { ...server, internalErrors };
-}
-
-/**
- * A server for the describe block this is called in: started before its tests (`options` may be a
- * function, to fill a store first), closed after them, and checked that no request reached the 500
- * catch-all. Read `server` and `base` inside tests and hooks, not while the tests are collected.
- */
-export function serverForBlock(options: StartOptions | (() => StartOptions) = {}, startTimeoutMs?: number) {
-  let running: TestServer | undefined;
-  beforeAll(async () => {
-    running = await startServer(typeof options === 'function' ? options() : options);
-  }, startTimeoutMs);
-  afterAll(async () => {
-    await running?.close();
-    expect(running?.internalErrors).toEqual([]);
-  });
-  return {
-    get server(): TestServer {
-      if (!running) throw new Error('the server starts in beforeAll: read it inside a test or a hook');
-      return running;
-    },
-    /** The base URL, /v1 included. */
-    get base(): string {
-      return this.server.url;
-    },
-  };
-}
 
 export interface Reply {
   status: number;

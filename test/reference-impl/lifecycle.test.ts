@@ -2,7 +2,8 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, test } from 'vitest';
 import { createReferenceHandler, PetStore } from '../../reference-impl/index.ts';
-import { call, delay, rawConnect, readUntilClosed, startServer, statusOf } from './helpers.ts';
+import { startServer } from '../helpers/servers.ts';
+import { call, delay, rawConnect, readUntilClosed, statusOf } from './helpers.ts';
 
 describe('startReferenceServer and close()', () => {
   test('starts on a free port of 127.0.0.1 and reports it in its URL', async () => {

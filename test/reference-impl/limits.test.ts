@@ -6,17 +6,8 @@ import type { Socket } from 'node:net';
 import { describe, expect, test } from 'vitest';
 import { hostileBodies } from '../../bench/bodies.ts';
 import { MAX_BODY_BYTES, MAX_PET_BYTES, PetStore } from '../../reference-impl/index.ts';
-import {
-  call,
-  createPet,
-  delay,
-  petOfSize,
-  rawConnect,
-  readUntilClosed,
-  serverForBlock,
-  startServer,
-  statusOf,
-} from './helpers.ts';
+import { serverForBlock, startServer } from '../helpers/servers.ts';
+import { call, createPet, delay, petOfSize, rawConnect, readUntilClosed, statusOf } from './helpers.ts';
 
 describe('the size of a pet', () => {
   const ref = serverForBlock();

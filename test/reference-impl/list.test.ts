@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { PetStore } from '../../reference-impl/index.ts';
-import { call, idsOf, serverForBlock, startServer } from './helpers.ts';
+import { serverForBlock, startServer } from '../helpers/servers.ts';
+import { call, idsOf } from './helpers.ts';
 
 describe('GET /v1/pets', () => {
   const PETS = 120;

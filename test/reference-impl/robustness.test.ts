@@ -2,16 +2,8 @@ import { Readable } from 'node:stream';
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { MAX_BODY_BYTES, MAX_DEPTH, MAX_PET_BYTES, PetStore } from '../../reference-impl/index.ts';
-import {
-  call,
-  createPet,
-  delay,
-  rawConnect,
-  readUntilClosed,
-  serverForBlock,
-  startServer,
-  statusOf,
-} from './helpers.ts';
+import { serverForBlock, startServer } from '../helpers/servers.ts';
+import { call, createPet, delay, rawConnect, readUntilClosed, statusOf } from './helpers.ts';
 
 describe('hostile and broken requests', () => {
   let nextId = 5000;

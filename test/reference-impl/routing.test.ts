@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { PetStore } from '../../reference-impl/index.ts';
-import { call, rawConnect, readUntilClosed, serverForBlock, statusOf } from './helpers.ts';
+import { serverForBlock } from '../helpers/servers.ts';
+import { call, rawConnect, readUntilClosed, statusOf } from './helpers.ts';
 
 describe('routing under /v1', () => {
   const ref = serverForBlock(() => {

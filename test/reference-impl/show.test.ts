@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { DEPRECATED_AT, PetStore, SUNSET_AT } from '../../reference-impl/index.ts';
-import { call, serverForBlock } from './helpers.ts';
+import { serverForBlock } from '../helpers/servers.ts';
+import { call } from './helpers.ts';
 
 describe('GET /v1/pets/{petId}', () => {
   const ref = serverForBlock(() => {

@@ -8,7 +8,8 @@ import path from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { MAX_PET_BYTES } from '../../reference-impl/index.ts';
 import { build, runCli } from '../helpers/cli.ts';
-import { call, createPet, petOfSize, serverForBlock } from './helpers.ts';
+import { serverForBlock } from '../helpers/servers.ts';
+import { call, createPet, petOfSize } from './helpers.ts';
 
 beforeAll(build, 150_000);
 

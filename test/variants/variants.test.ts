@@ -13,6 +13,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { loadCatalog } from '../../catalog/catalog.ts';
 import { packageRoot } from '../../catalog/paths.ts';
+import { runCli } from '../helpers/cli.ts';
 import { variants as allVariants, type Variant } from './index.ts';
 import { reference } from './servers/reference.ts';
 import { KEY, mayBlockOf } from './variant.ts';
@@ -33,7 +34,6 @@ if (unknownNames.length > 0) {
 }
 
 const catalog = loadCatalog();
-const CLI = path.join(packageRoot(), 'bin', 'petstore-conformance.js');
 /** Per-request limit given to runs against hostile servers. */
 const HOSTILE_TIMEOUT_MS = 1000;
 /** A run against a hostile server must end by itself within this. */
@@ -107,27 +107,19 @@ async function startVariant(variant: Variant): Promise<{ url: string; close(): P
   return reference(variant.server);
 }
 
-function runCli(args: string[]): Promise<{ exitCode: number | null; output: string; durationMs: number }> {
+/**
+ * The real command against a variant. Its environment is only what helpers/cli.ts gives (a
+ * developer's own proxy settings must not reroute runs to 127.0.0.1); a run that has hung is killed
+ * after KILL_AFTER_MS, and its outcome then says so.
+ */
+async function runAgainst(args: string[]): Promise<Pick<Outcome, 'exitCode' | 'output' | 'durationMs'>> {
   const started = Date.now();
-  return new Promise((resolve) => {
-    // Every variant listens on 127.0.0.1: a developer's own proxy settings must not reroute the runs.
-    const env = Object.fromEntries(
-      Object.entries(process.env).filter(([name]) => !/^(https?|all|no)_proxy$/i.test(name)),
-    );
-    const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env });
-    let output = '';
-    child.stdout.on('data', (d) => {
-      output += d;
-    });
-    child.stderr.on('data', (d) => {
-      output += d;
-    });
-    const killer = setTimeout(() => child.pid && process.kill(child.pid, 'SIGKILL'), KILL_AFTER_MS);
-    child.on('close', (exitCode) => {
-      clearTimeout(killer);
-      resolve({ exitCode, output, durationMs: Date.now() - started });
-    });
-  });
+  try {
+    const run = await runCli(args, { timeoutMs: KILL_AFTER_MS });
+    return { exitCode: run.code, output: `${run.stdout}${run.stderr}`, durationMs: run.ms };
+  } catch (error) {
+    return { exitCode: null, output: String(error), durationMs: Date.now() - started };
+  }
 }
 
 async function check(variant: Variant, reportRoot: string): Promise<Outcome> {
@@ -136,7 +128,7 @@ async function check(variant: Variant, reportRoot: string): Promise<Outcome> {
   try {
     const args = ['--base-url', server.url, '--strict', '--seed', '20261122', '--report-dir', reportDir];
     if (variant.kind === 'hostile') args.push('--timeout-ms', String(HOSTILE_TIMEOUT_MS));
-    const run = await runCli([...args, ...(variant.args ?? [])]);
+    const run = await runAgainst([...args, ...(variant.args ?? [])]);
     const file = path.join(reportDir, 'summary.json');
     const summary: Summary | undefined = existsSync(file)
       ? JSON.parse(await readFile(file, 'utf8'))
