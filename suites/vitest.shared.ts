@@ -11,7 +11,7 @@ import { CONFIG_KEY, type Config, OPENAPI_KEY, REQUIREMENTS_KEY } from './harnes
  * at once). A worker costs about 0.2 s of CPU to start, and during the checks one worker keeps its
  * core busy while the reference (on a thread of its own) and the main thread's reporters use about
  * a third of another. On 2 cores one worker ran the default run as fast as two or faster, with 0.3 s
- * less CPU (npm run bench, README "Benchmarks"); with more cores, two split the checks. Against a
+ * less CPU (npm run bench, docs/benchmarks.md); with more cores, two split the checks. Against a
  * server that never answers, a file takes about one timeout, so the run takes about
  * (files / workers) × timeoutMs: with the four files of suites/ (list, create, show, cross), 4 ×
  * timeoutMs on 2 cores and 2 × with more.

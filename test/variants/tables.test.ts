@@ -1,7 +1,7 @@
 /**
- * The README lists every variant in two tables (section "How we know the suite catches faults").
- * They are generated from the variant modules, and this test fails when the README's copy differs.
- * PETSTORE_WRITE_README=1 npx vitest run test/variants/readme.test.ts writes them into README.md.
+ * docs/proven.md lists every variant in two tables (section "The variants"). They are generated
+ * from the variant modules, and this test fails when the page's copy differs.
+ * PETSTORE_WRITE_TABLES=1 npx vitest run test/variants/tables.test.ts writes them into the page.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -9,8 +9,9 @@ import { describe, expect, test } from 'vitest';
 import { packageRoot } from '../../catalog/paths.ts';
 import { type Variant, variants } from './index.ts';
 
-const README = path.join(packageRoot(), 'README.md');
-const REGENERATE = 'PETSTORE_WRITE_README=1 npx vitest run test/variants/readme.test.ts';
+const PAGE = path.join(packageRoot(), 'docs', 'proven.md');
+const SECTION = '## The variants';
+const REGENERATE = 'PETSTORE_WRITE_TABLES=1 npx vitest run test/variants/tables.test.ts';
 
 const ids = (list: string[]) => list.map((id) => `\`${id}\``).join(' ') || '–';
 const cell = (text: string) => text.replace(/\|/g, '\\|');
@@ -33,7 +34,7 @@ function table(list: Variant[]): string {
 
 const ofKind = (kind: Variant['kind']) => variants.filter((v) => v.kind === kind);
 
-/** The two <details> blocks, each from its opening tag to its closing tag, as the README holds them. */
+/** The two <details> blocks, each from its opening tag to its closing tag, as the page holds them. */
 function blocks(): { summary: string; text: string }[] {
   const faulty = ofKind('faulty');
   const conformant = ofKind('conformant');
@@ -50,49 +51,48 @@ function blocks(): { summary: string; text: string }[] {
   }));
 }
 
-/** Where each generated block stands in the README: the n-th <details> of the variants section. */
-function locate(readme: string): { start: number; end: number }[] {
-  const section = readme.indexOf('## How we know the suite catches faults');
-  if (section < 0) throw new Error('README.md has no section "## How we know the suite catches faults"');
-  const next = readme.indexOf('\n## ', section + 1);
-  const stop = next < 0 ? readme.length : next;
+/** Where each generated block stands in the page: the n-th <details> of the variants section. */
+function locate(page: string): { start: number; end: number }[] {
+  const section = page.indexOf(SECTION);
+  if (section < 0) throw new Error(`docs/proven.md has no section "${SECTION}"`);
+  const next = page.indexOf('\n## ', section + 1);
+  const stop = next < 0 ? page.length : next;
   const found: { start: number; end: number }[] = [];
-  for (let at = readme.indexOf('<details>', section); at >= 0 && at < stop; ) {
-    const close = readme.indexOf('</details>', at);
+  for (let at = page.indexOf('<details>', section); at >= 0 && at < stop; ) {
+    const close = page.indexOf('</details>', at);
     if (close < 0 || close > stop) break;
     found.push({ start: at, end: close + '</details>'.length });
-    at = readme.indexOf('<details>', close);
+    at = page.indexOf('<details>', close);
   }
   return found;
 }
 
-function written(readme: string): string {
+function written(page: string): string {
   const expected = blocks();
-  const found = locate(readme);
+  const found = locate(page);
   if (found.length !== expected.length) {
     throw new Error(
-      `README.md's section "How we know the suite catches faults" holds ${found.length} <details> ` +
+      `docs/proven.md's section "${SECTION}" holds ${found.length} <details> ` +
         `blocks; expected ${expected.length} (${expected.map((b) => b.summary).join('; ')})`,
     );
   }
   // From the last block back, so that earlier offsets stay valid.
   return found.reduceRight(
     (text, { start, end }, i) => text.slice(0, start) + expected[i]!.text + text.slice(end),
-    readme,
+    page,
   );
 }
 
-describe("the README's variant tables", () => {
+describe('the variant tables of docs/proven.md', () => {
   test('are generated from the variant modules', () => {
-    if (process.env.PETSTORE_WRITE_README === '1')
-      writeFileSync(README, written(readFileSync(README, 'utf8')));
-    const readme = readFileSync(README, 'utf8');
-    const found = locate(readme);
+    if (process.env.PETSTORE_WRITE_TABLES === '1') writeFileSync(PAGE, written(readFileSync(PAGE, 'utf8')));
+    const page = readFileSync(PAGE, 'utf8');
+    const found = locate(page);
     for (const [i, block] of blocks().entries()) {
       const place = found[i];
       expect(
-        place && readme.slice(place.start, place.end),
-        `README.md: "${block.summary}" is out of date; run ${REGENERATE}`,
+        place && page.slice(place.start, place.end),
+        `docs/proven.md: "${block.summary}" is out of date; run ${REGENERATE}`,
       ).toBe(block.text);
     }
   });
