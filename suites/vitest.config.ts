@@ -10,7 +10,7 @@ import { suiteVitestOptions } from './vitest.shared.ts';
  *
  * This file is an edge like the CLI: it reads the environment and builds the Config; the tests never
  * do. PETSTORE_BASE_URL is required and PETSTORE_API_KEY optional; for convenience while developing,
- * PETSTORE_API_KEY_HEADER, PETSTORE_API_KEY_QUERY, PETSTORE_AUTH_REQUIRED=1, PETSTORE_READ_ONLY=1,
+ * PETSTORE_API_KEY_HEADER, PETSTORE_API_KEY_QUERY, PETSTORE_API_KEY_SCHEME, PETSTORE_AUTH_REQUIRED=1, PETSTORE_READ_ONLY=1,
  * PETSTORE_ONLY=LIST,SHOW, PETSTORE_EXCLUDE, PETSTORE_SEED and PETSTORE_TIMEOUT_MS are read too.
  */
 const env = process.env;
@@ -24,6 +24,7 @@ const config: Config = Object.freeze({
   ...(env.PETSTORE_API_KEY ? { apiKey: env.PETSTORE_API_KEY } : {}),
   apiKeyHeader: env.PETSTORE_API_KEY_HEADER || 'X-API-Key',
   ...(env.PETSTORE_API_KEY_QUERY ? { apiKeyQuery: env.PETSTORE_API_KEY_QUERY } : {}),
+  ...(env.PETSTORE_API_KEY_SCHEME ? { apiKeyScheme: env.PETSTORE_API_KEY_SCHEME } : {}),
   authRequired: flag(env.PETSTORE_AUTH_REQUIRED),
   readOnly: flag(env.PETSTORE_READ_ONLY),
   strict: flag(env.PETSTORE_STRICT),

@@ -3,7 +3,7 @@
  * one line per requirement as its checks finish. Every line goes through the run's redactor.
  */
 import type { Requirement } from '../../catalog/catalog.ts';
-import type { Config } from '../../suites/harness/config.ts';
+import { type Config, keyCarrier } from '../../suites/harness/config.ts';
 import type { TestOutcome } from '../record/rollup.ts';
 import { optionsText } from '../record/views.ts';
 import { clipTo, type Paint } from './terminal.ts';
@@ -17,9 +17,7 @@ export function startLines(
   total: number,
   p: Paint,
 ): string[] {
-  const key = config.apiKey
-    ? `API key: set, sent in ${config.apiKeyQuery ? `query parameter ${config.apiKeyQuery}` : `header ${config.apiKeyHeader}`}`
-    : 'API key: none';
+  const key = config.apiKey ? `API key: set, sent in ${keyCarrier(config)}` : 'API key: none';
   const options = optionsText(config);
   return [
     p.bold(`petstore-conformance ${version}`),

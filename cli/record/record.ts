@@ -30,6 +30,13 @@ export interface RunRecord {
   readonly baseline?: BaselineOutcome;
   /** A run that judged: what its checks left, for the outputs that show each check. */
   readonly checks?: ChecksLeft;
+  /**
+   * The private folder of the run's exchange log (record/exchanges.ts reads it), judged or not;
+   * gone once the run is published. Absent when the run stopped before its checks.
+   */
+  readonly exchangeLog?: string;
+  /** The config file the run read, as the user would type it. */
+  readonly configFile?: string;
 }
 
 /** What the checks of a run left besides the roll-up: each test's outcome and its evidence. */
@@ -103,6 +110,8 @@ export function cannotJudgeRecord(input: {
   readonly internalError?: string;
   /** The catalog, when the run got as far as reading it. */
   readonly requirements?: readonly Requirement[];
+  readonly exchangeLog?: string;
+  readonly configFile?: string;
 }): RunRecord {
   return {
     version: input.version,
@@ -116,6 +125,8 @@ export function cannotJudgeRecord(input: {
     error: input.reason,
     ...(input.problems === undefined ? {} : { problems: input.problems }),
     ...(input.internalError === undefined ? {} : { internalError: input.internalError }),
+    ...(input.exchangeLog === undefined ? {} : { exchangeLog: input.exchangeLog }),
+    ...(input.configFile === undefined ? {} : { configFile: input.configFile }),
   };
 }
 

@@ -143,6 +143,8 @@ export const REPORT_ENTRIES = new Set([
   'allure-results',
   'allure-report',
   'allure-history.jsonl',
+  'exchanges.har',
+  'ctrf-report.json',
 ]);
 
 /**

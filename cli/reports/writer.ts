@@ -27,6 +27,15 @@ export interface Outlet {
   readonly html: boolean;
   /** --annotations github (or GITHUB_ACTIONS=true): GitHub workflow commands on stdout. */
   readonly annotations: boolean;
+  /** Write exchanges.har; on unless false (--no-har). */
+  readonly har?: boolean;
+  /** --events: the run's event stream (reports/events.ts), which the record ends. */
+  readonly events?: RunEvents;
+}
+
+/** The end of a run's event stream: its requirements' verdicts and run-end, from the record. */
+export interface RunEvents {
+  end(record: RunRecord, info: { readonly html: boolean; readonly har: boolean }): void;
 }
 
 export interface Writer {

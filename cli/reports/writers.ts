@@ -1,10 +1,13 @@
 /**
  * Every output of a run, in the order publishing writes them (run/publish.ts): the files first,
- * then what the console and the annotations say of them.
+ * then what the console and the annotations say of them, then the end of the event stream (its
+ * last line says how the run ended, so nothing may come after it).
  */
 import { allureResults } from './allure.ts';
 import { annotations } from './annotations.ts';
 import { endOfRun } from './console.ts';
+import { eventsEnd } from './events.ts';
+import { harFile } from './har.ts';
 import { htmlReport } from './html.ts';
 import { junitXmlFile } from './junit.ts';
 import { summaryJsonFile } from './summary-json.ts';
@@ -17,6 +20,8 @@ export const WRITERS: readonly Writer[] = [
   summaryMdFile,
   allureResults,
   htmlReport,
+  harFile,
   endOfRun,
   annotations,
+  eventsEnd,
 ];

@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Config } from '../../suites/harness/config.ts';
+import { EXCHANGE_LOG_KEY, type ExchangeLogSettings } from '../../suites/harness/exchange-log.ts';
 import type { TestOutcome } from '../record/rollup.ts';
 import type { CollectorEvents } from './collector.ts';
 import type { Dependencies } from './dependencies.ts';
@@ -18,9 +19,14 @@ export interface Checked {
   readonly suiteRun: SuiteRun;
 }
 
-/** The private folder the Allure reporter writes into; gone after dispose(), or when the run is interrupted. */
+/**
+ * The private folder the Allure reporter and the exchange log write into; gone after dispose(), or
+ * when the run is interrupted.
+ */
 export interface Staging {
   readonly allureResultsDir: string;
+  /** Where the workers append the exchange log (suites/harness/exchange-log.ts; read by cli/record/exchanges.ts). */
+  readonly exchangeLogDir: string;
   dispose(): void;
 }
 
@@ -38,6 +44,7 @@ export function openStaging(): Staging {
   process.once('SIGTERM', stopOnSignal);
   return {
     allureResultsDir: path.join(dir, 'allure-results'),
+    exchangeLogDir: path.join(dir, 'exchanges'),
     dispose() {
       process.off('SIGINT', stopOnSignal);
       process.off('SIGTERM', stopOnSignal);
@@ -54,12 +61,24 @@ export interface RunChecksInput {
   readonly staging: Staging;
   /** Progress: a suite file's tests were collected, a test finished. */
   readonly events?: CollectorEvents;
+  /** Bytes of each body the exchange log keeps (0: sizes only). */
+  readonly logBodyBytes: number;
 }
 
 /** Runs the suites once; never rejects for what the server does. */
 export async function runChecks(input: RunChecksInput): Promise<Checked> {
   const { plan, config, deps } = input;
-  const suiteRun = await input.runSuites(deps.suiteVitestOptions(config, plan.spec.openapi), {
+  const options = deps.suiteVitestOptions(config, plan.spec.openapi);
+  const exchangeLog: ExchangeLogSettings = {
+    dir: input.staging.exchangeLogDir,
+    bodyBytes: input.logBodyBytes,
+    operations: [...plan.spec.operations].map(([operationId, route]) => {
+      const [method = '', template = ''] = route.split(' ');
+      return { method, path: template, operationId };
+    }),
+  };
+  options.provide = { ...options.provide, [EXCHANGE_LOG_KEY]: exchangeLog };
+  const suiteRun = await input.runSuites(options, {
     root: deps.root(),
     allureResultsDir: input.staging.allureResultsDir,
     environmentInfo: environmentInfo(config, deps.version()),

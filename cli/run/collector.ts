@@ -14,6 +14,8 @@ export interface BrokenModule {
 }
 
 export interface CollectorEvents {
+  /** A test started (--events). */
+  onStart?(test: TestCase): void;
   /** A test finished (progress). */
   onOutcome?(outcome: TestOutcome, done: number, collected: number): void;
   /** The tests of a file were collected: the run's deadline grows with them. */
@@ -44,6 +46,10 @@ export class OutcomeCollector implements Reporter {
     const tests = [...module.children.allTests()];
     this.collected += tests.length;
     this.events.onCollected?.(tests);
+  }
+
+  onTestCaseReady(test: TestCase): void {
+    this.events.onStart?.(test);
   }
 
   onTestCaseResult(test: TestCase): void {

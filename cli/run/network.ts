@@ -43,6 +43,8 @@ export function resolveNetwork(
   env: Env,
   cwd: string,
   targetUrl: string | undefined,
+  /** Where flags.proxy came from, when not --proxy (a config file: "proxy in petstore-conformance.config.yaml"). */
+  proxyFrom = '--proxy',
 ): ResolvedNetwork {
   const warnings: string[] = [];
   const given = (['proxy', 'ca-cert', 'insecure', 'client-cert', 'client-key'] as const).filter(
@@ -56,7 +58,7 @@ export function resolveNetwork(
     }
     return { warnings };
   }
-  const proxy = resolveProxy(flags.proxy, env, new URL(targetUrl).protocol);
+  const proxy = resolveProxy(flags.proxy, env, new URL(targetUrl).protocol, proxyFrom);
   const tls = readTls(flags, env, cwd);
   const https =
     targetUrl.startsWith('https:') || [proxy?.http, proxy?.https].some((p) => p?.startsWith('https:'));
@@ -93,6 +95,7 @@ export function resolveProxy(
   flag: string | undefined,
   env: Env,
   protocol: string,
+  flagFrom = '--proxy',
 ): ProxySettings | undefined {
   const read = (name: string) => {
     for (const variable of [name.toLowerCase(), name]) {
@@ -103,8 +106,8 @@ export function resolveProxy(
   };
   const noProxy = read('NO_PROXY');
   if (flag !== undefined) {
-    const url = proxyUrl(flag, '--proxy');
-    return { http: url, https: url, noProxy: noProxy?.value ?? '', from: sources(['--proxy', noProxy]) };
+    const url = proxyUrl(flag, flagFrom);
+    return { http: url, https: url, noProxy: noProxy?.value ?? '', from: sources([flagFrom, noProxy]) };
   }
   const http = read('HTTP_PROXY');
   const https = read('HTTPS_PROXY');

@@ -8,6 +8,13 @@ import { parseArgs } from 'node:util';
 import { PREFIX_PATTERN, parsePrefixes } from '../../catalog/select.ts';
 import type { Config } from '../../suites/harness/config.ts';
 import { UsageError } from '../record/errors.ts';
+import {
+  CONFIG_NAMES,
+  type ConfigFile,
+  type FileSettings,
+  findConfigFile,
+  readConfigFile,
+} from './config-file.ts';
 import { NetworkOptionError, resolveNetwork } from './network.ts';
 
 /** The environment variables the command reads; nothing else of the environment matters. */
@@ -27,31 +34,54 @@ export const DEFAULTS = {
 const MAX_SEED = 2 ** 31 - 1;
 const MAX_TIMEOUT_MS = 600_000;
 
-const OPTION_SPEC = {
+/** One option of a run: how parseArgs reads it, and what it takes as a key of the config file. */
+export interface OptionDef {
+  readonly type: 'string' | 'boolean';
+  readonly short?: string;
+  readonly multiple?: boolean;
+  /** In a config file: a whole number (a number or digits), or a path (relative to the file's folder). */
+  readonly value?: 'integer' | 'path';
+  /** false: not a key of the config file. */
+  readonly file?: false;
+}
+
+/**
+ * The one table of a run's options. parseArgs reads argv with it, and the config file's keys are
+ * derived from it (config-file.ts: each long option in camelCase): an option added here is a key
+ * there, and test/cli/config-file.test.ts fails until schemas/config.schema.json describes it.
+ * Every boolean also reads --no-<name> (parseArgs allowNegative), to turn off what a file turned on.
+ */
+export const OPTIONS = {
   'base-url': { type: 'string' },
   target: { type: 'string' },
   'api-key': { type: 'string' },
   'api-key-header': { type: 'string' },
   'api-key-query': { type: 'string' },
+  'api-key-scheme': { type: 'string' },
   'auth-required': { type: 'boolean' },
   'read-only': { type: 'boolean' },
   strict: { type: 'boolean' },
   only: { type: 'string', multiple: true },
   exclude: { type: 'string', multiple: true },
-  seed: { type: 'string' },
-  'timeout-ms': { type: 'string' },
-  'report-dir': { type: 'string' },
+  seed: { type: 'string', value: 'integer' },
+  'timeout-ms': { type: 'string', value: 'integer' },
+  'report-dir': { type: 'string', value: 'path' },
   html: { type: 'boolean' },
-  baseline: { type: 'string' },
+  har: { type: 'boolean' },
+  events: { type: 'string', value: 'path' },
+  baseline: { type: 'string', value: 'path' },
   proxy: { type: 'string' },
-  'ca-cert': { type: 'string' },
+  'ca-cert': { type: 'string', value: 'path' },
   insecure: { type: 'boolean' },
-  'client-cert': { type: 'string' },
-  'client-key': { type: 'string' },
+  'client-cert': { type: 'string', value: 'path' },
+  'client-key': { type: 'string', value: 'path' },
   annotations: { type: 'string' },
-  help: { type: 'boolean', short: 'h' },
-  version: { type: 'boolean', short: 'v' },
-} as const;
+  config: { type: 'string', value: 'path', file: false },
+  help: { type: 'boolean', short: 'h', file: false },
+  version: { type: 'boolean', short: 'v', file: false },
+} as const satisfies Readonly<Record<string, OptionDef>>;
+
+export type OptionName = keyof typeof OPTIONS;
 
 /** Where the run points: the bundled reference implementation, or a deployment's base URL. */
 export type Target =
@@ -68,6 +98,12 @@ export interface RunPlan {
   /** Absolute: where the previous run's reports are moved (beside reportDir). */
   readonly previousReportDir: string;
   readonly html: boolean;
+  /** Write <report-dir>/exchanges.har (on unless --no-har or `har: false`). */
+  readonly har: boolean;
+  /** --events: where the run's events go, one JSON object a line: '-' for stdout, else an absolute path. */
+  readonly events?: string;
+  /** The config file read, as the user would type it; none when no file was read. */
+  readonly configFile?: string;
   /** --baseline: the summary.json (or report folder) whose failures do not fail this run; as given. */
   readonly baseline?: string;
   /** Things worth saying before the run that do not stop it. */
@@ -83,42 +119,94 @@ export type Invocation =
   | { readonly kind: 'version' }
   | ({ kind: 'run' } & RunPlan);
 
-/** Parses argv and the environment into what to do; throws UsageError for anything that cannot run. */
-export function parseInvocation(
-  argv: readonly string[],
-  env: Readonly<Record<string, string | undefined>>,
-  cwd: string,
-): Invocation {
-  let values: ReturnType<typeof parse>['values'];
+type Env = Readonly<Record<string, string | undefined>>;
+type Flags = ReturnType<typeof parse>['values'];
+
+/**
+ * Where each setting comes from: the flag, else its environment variable (for the few that have
+ * one), else the config file, else the default (CONTRACT.md). `label` names the source in messages.
+ */
+interface Sources {
+  readonly flags: Flags;
+  readonly env: Env;
+  readonly file: FileSettings | undefined;
+}
+
+/** A setting and where it came from ("--seed", "PETSTORE_API_KEY", "seed in petstore-conformance.config.yaml"). */
+interface Setting<T> {
+  readonly value: T;
+  readonly label: string;
+}
+
+function setting<N extends OptionName>(
+  sources: Sources,
+  name: N,
+  variable?: string,
+): Setting<NonNullable<Flags[N]>> | undefined {
+  const flag = sources.flags[name];
+  if (flag !== undefined) return { value: flag as NonNullable<Flags[N]>, label: `--${name}` };
+  const fromEnv = variable === undefined ? undefined : envValue(sources.env, variable);
+  if (fromEnv !== undefined) return { value: fromEnv as NonNullable<Flags[N]>, label: variable! };
+  const fromFile = sources.file?.values[name];
+  if (fromFile !== undefined)
+    return { value: fromFile as NonNullable<Flags[N]>, label: sources.file!.label(name) };
+  return undefined;
+}
+
+/** Parses argv, the environment and the config file into what to do; throws UsageError for anything that cannot run. */
+export function parseInvocation(argv: readonly string[], env: Env, cwd: string): Invocation {
+  let flags: Flags;
   try {
-    ({ values } = parse(argv));
+    ({ values: flags } = parse(argv));
   } catch (error) {
     throw new UsageError(parseArgsMessage(error));
   }
-  if (values.help) return { kind: 'help' };
-  if (values.version) return { kind: 'version' };
+  if (flags.help) return { kind: 'help' };
+  if (flags.version) return { kind: 'version' };
 
+  const configPath = findConfigFile(flags.config, cwd);
+  const configFile = configPath === undefined ? undefined : readConfigFile(configPath, cwd, env, OPTIONS);
+  const sources = chooseTarget(flags, env, configFile);
   const warnings: string[] = [];
-  const target = resolveTarget(values['base-url'], values.target, env, warnings);
+  const target = resolveTarget(sources, configFile, warnings);
 
-  const apiKey = nonEmpty(values['api-key'], '--api-key') ?? envValue(env, ENV.apiKey);
-  const apiKeyQuery = nonEmpty(values['api-key-query'], '--api-key-query');
-  const headerFlag = nonEmpty(values['api-key-header'], '--api-key-header');
-  if (apiKeyQuery !== undefined && headerFlag !== undefined) {
+  const text = (name: OptionName, variable?: string): Setting<string> | undefined => {
+    const found = setting(sources, name, variable);
+    if (found === undefined) return undefined;
+    if (typeof found.value !== 'string' || found.value.trim() === '')
+      throw new UsageError(`${found.label} needs a value`);
+    return found as Setting<string>;
+  };
+  const bool = (name: OptionName): boolean | undefined => {
+    const found = setting(sources, name);
+    return found === undefined ? undefined : found.value === true;
+  };
+
+  const apiKey = text('api-key', ENV.apiKey)?.value;
+  const query = text('api-key-query');
+  const header = text('api-key-header');
+  const scheme = text('api-key-scheme');
+  const carriers = [query, header, scheme].filter((c) => c !== undefined);
+  if (carriers.length > 1) {
     throw new UsageError(
-      '--api-key-header and --api-key-query exclude each other: the key travels in one place',
+      `${carriers.map((c) => c.label).join(' and ')} exclude each other: the key travels in one place (--api-key-header, --api-key-query, or Authorization with --api-key-scheme)`,
     );
   }
-  const apiKeyHeader = headerFlag ?? DEFAULTS.apiKeyHeader;
-  if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(apiKeyHeader)) {
+  const apiKeyHeader = header?.value ?? DEFAULTS.apiKeyHeader;
+  if (!TOKEN.test(apiKeyHeader)) {
     throw new UsageError(
-      `--api-key-header must be an HTTP header name (letters, digits, -), got "${apiKeyHeader}"`,
+      `${header?.label ?? '--api-key-header'} must be an HTTP header name (letters, digits, -), got "${apiKeyHeader}"`,
+    );
+  }
+  if (scheme !== undefined && !TOKEN.test(scheme.value)) {
+    throw new UsageError(
+      `${scheme.label} must be an authentication scheme (a word such as Bearer, ApiKey or Token), got "${scheme.value}"`,
     );
   }
   if (apiKey !== undefined && /[\r\n]/.test(apiKey)) {
     throw new UsageError('the API key must not contain a line break');
   }
-  const authRequired = values['auth-required'] ?? false;
+  const authRequired = bool('auth-required') ?? false;
   if (authRequired && apiKey === undefined && target.kind === 'reference') {
     throw new UsageError(
       `--auth-required against the bundled reference implementation needs --api-key (or ${ENV.apiKey}): the reference requires a key only when given one`,
@@ -129,43 +217,90 @@ export function parseInvocation(
       `--auth-required without an API key: only the refusal checks (no key, a wrong key) can pass; every other check runs without a key (set --api-key or ${ENV.apiKey})`,
     );
   }
-
-  const only = prefixes(values.only, '--only');
-  const exclude = prefixes(values.exclude, '--exclude');
-
-  const seed =
-    values.seed === undefined ? randomInt(0, MAX_SEED + 1) : parseInteger(values.seed, '--seed', 0, MAX_SEED);
-  const timeoutMs =
-    values['timeout-ms'] === undefined
-      ? DEFAULTS.timeoutMs
-      : parseInteger(values['timeout-ms'], '--timeout-ms', 1, MAX_TIMEOUT_MS);
-
-  const reportDirFlag = nonEmpty(values['report-dir'], '--report-dir');
-  const reportDir = path.resolve(cwd, reportDirFlag ?? DEFAULTS.reportDir);
-  if (reportDir === path.parse(reportDir).root || reportDir === path.resolve(cwd)) {
-    throw new UsageError(`--report-dir must be a folder of its own, not ${reportDir}`);
+  if (scheme !== undefined && apiKey === undefined) {
+    warnings.push(`${scheme.label} without an API key: no Authorization header is sent`);
   }
 
+  const only = prefixes(setting(sources, 'only'));
+  const exclude = prefixes(setting(sources, 'exclude'));
+
+  const seedSetting = text('seed');
+  const seed =
+    seedSetting === undefined
+      ? randomInt(0, MAX_SEED + 1)
+      : parseInteger(seedSetting.value, seedSetting.label, 0, MAX_SEED);
+  const timeoutSetting = text('timeout-ms');
+  const timeoutMs =
+    timeoutSetting === undefined
+      ? DEFAULTS.timeoutMs
+      : parseInteger(timeoutSetting.value, timeoutSetting.label, 1, MAX_TIMEOUT_MS);
+
+  const reportDirSetting = text('report-dir');
+  const reportDir = path.resolve(cwd, reportDirSetting?.value ?? DEFAULTS.reportDir);
+  if (reportDir === path.parse(reportDir).root || reportDir === path.resolve(cwd)) {
+    throw new UsageError(
+      `${reportDirSetting?.label ?? '--report-dir'} must be a folder of its own, not ${reportDir}`,
+    );
+  }
+  const previousReportDir = previousDirOf(reportDir);
+
+  const eventsSetting = text('events');
+  let events: string | undefined;
+  if (eventsSetting !== undefined) {
+    events = eventsSetting.value === '-' ? '-' : path.resolve(cwd, eventsSetting.value);
+    for (const dir of [reportDir, previousReportDir]) {
+      if (events !== '-' && (events === dir || events.startsWith(`${dir}${path.sep}`))) {
+        throw new UsageError(
+          `${eventsSetting.label} ${eventsSetting.value}: the events file cannot be inside the report folder ${dir}, which every run replaces`,
+        );
+      }
+    }
+  }
+
+  // flag, then HTTP(S)_PROXY, then the file (network.ts reads the environment's proxies itself).
+  const proxyFlag = sources.flags.proxy;
+  const fileProxy =
+    proxyFlag === undefined && !PROXY_VARIABLES.some((v) => envValue(env, v) !== undefined)
+      ? text('proxy')
+      : undefined;
+  const networkFlags = {
+    proxy: proxyFlag ?? fileProxy?.value,
+    'ca-cert': text('ca-cert')?.value,
+    insecure: bool('insecure'),
+    'client-cert': text('client-cert')?.value,
+    'client-key': text('client-key')?.value,
+  };
   let network: ReturnType<typeof resolveNetwork>;
   try {
-    network = resolveNetwork(values, env, cwd, target.kind === 'url' ? target.baseUrl : undefined);
+    network = resolveNetwork(
+      networkFlags,
+      env,
+      cwd,
+      target.kind === 'url' ? target.baseUrl : undefined,
+      fileProxy?.label,
+    );
   } catch (error) {
     if (error instanceof NetworkOptionError) throw new UsageError(error.message);
     throw error;
   }
   warnings.push(...network.warnings);
-  const annotations = values.annotations ?? (env.GITHUB_ACTIONS === 'true' ? 'github' : 'none');
+  const annotationsSetting = text('annotations');
+  const annotations = annotationsSetting?.value ?? (env.GITHUB_ACTIONS === 'true' ? 'github' : 'none');
   if (annotations !== 'github' && annotations !== 'none') {
-    throw new UsageError(`--annotations takes github or none, got "${annotations}"`);
+    throw new UsageError(
+      `${annotationsSetting?.label ?? '--annotations'} takes github or none, got "${annotations}"`,
+    );
   }
+  const baseline = text('baseline')?.value;
 
   const config: Omit<Config, 'baseUrl'> = {
     ...(apiKey === undefined ? {} : { apiKey }),
     apiKeyHeader,
-    ...(apiKeyQuery === undefined ? {} : { apiKeyQuery }),
+    ...(query === undefined ? {} : { apiKeyQuery: query.value }),
+    ...(scheme === undefined ? {} : { apiKeyScheme: scheme.value }),
     authRequired,
-    readOnly: values['read-only'] ?? false,
-    strict: values.strict ?? false,
+    readOnly: bool('read-only') ?? false,
+    strict: bool('strict') ?? false,
     only,
     exclude,
     seed,
@@ -178,14 +313,23 @@ export function parseInvocation(
     target,
     config,
     reportDir,
-    previousReportDir: previousDirOf(reportDir),
-    html: values.html ?? false,
-    ...(values.baseline === undefined ? {} : { baseline: nonEmpty(values.baseline, '--baseline')! }),
+    previousReportDir,
+    html: bool('html') ?? false,
+    har: bool('har') ?? true,
+    ...(events === undefined ? {} : { events }),
+    ...(configFile === undefined ? {} : { configFile: configFile.shown }),
+    ...(baseline === undefined ? {} : { baseline }),
     warnings,
     ...(annotations === 'github' ? { annotations } : {}),
     ...(network.summary === undefined ? {} : { networkLine: network.summary }),
   };
 }
+
+/** An HTTP token (RFC 9110 §5.6.2): a header name, an authentication scheme. */
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+/** The environment's proxy variables (network.ts): any of them set wins over a config file's proxy. */
+const PROXY_VARIABLES = ['http_proxy', 'HTTP_PROXY', 'https_proxy', 'HTTPS_PROXY'];
 
 /** The one frozen Config of a run, once the base URL is known. */
 export function withBaseUrl(config: Omit<Config, 'baseUrl'>, baseUrl: string): Config {
@@ -240,52 +384,89 @@ export function normalizeBaseUrl(raw: string, from: string, warnings: string[]):
 }
 
 function parse(argv: readonly string[]) {
-  return parseArgs({ args: [...argv], options: OPTION_SPEC, strict: true, allowPositionals: false });
+  return parseArgs({
+    args: [...argv],
+    options: OPTIONS,
+    strict: true,
+    allowPositionals: false,
+    allowNegative: true,
+  });
 }
 
-function resolveTarget(
-  baseUrlFlag: string | undefined,
-  targetFlag: string | undefined,
-  env: Readonly<Record<string, string | undefined>>,
-  warnings: string[],
-): Target {
-  if (baseUrlFlag !== undefined && targetFlag !== undefined) {
+/**
+ * The target a run's settings come from, and with it the config file's settings: the top level of
+ * the file, with `targets[name]` over it when a target is chosen. The target is --target, else the
+ * file's `target` unless --base-url or PETSTORE_BASE_URL points elsewhere.
+ */
+function chooseTarget(flags: Flags, env: Env, file: ConfigFile | undefined): Sources {
+  if (file === undefined) return { flags, env, file: undefined };
+  const top = file.settings(undefined);
+  const elsewhere = flags['base-url'] !== undefined || envValue(env, ENV.baseUrl) !== undefined;
+  const name = flags.target ?? (elsewhere ? undefined : (top.values.target as string | undefined));
+  return { flags, env, file: name === undefined ? top : file.settings(name) };
+}
+
+/**
+ * The deployment: --base-url; else --target (its URL from PETSTORE_PRODUCTION_URL or
+ * PETSTORE_STAGING_URL, else from the file's `targets`); else PETSTORE_BASE_URL; else the file's
+ * baseUrl or target; else the bundled reference.
+ */
+function resolveTarget(sources: Sources, file: ConfigFile | undefined, warnings: string[]): Target {
+  const { flags, env } = sources;
+  const fileValues = sources.file?.values ?? {};
+  if (flags['base-url'] !== undefined && flags.target !== undefined) {
     throw new UsageError('--base-url and --target exclude each other: give one');
   }
-  if (baseUrlFlag !== undefined) {
-    const raw = nonEmpty(baseUrlFlag, '--base-url')!;
-    return { kind: 'url', baseUrl: normalizeBaseUrl(raw, '--base-url', warnings), from: '--base-url' };
+  const url = (raw: string, label: string, from: string): Target => ({
+    kind: 'url',
+    baseUrl: normalizeBaseUrl(raw, label, warnings),
+    from,
+  });
+  if (flags['base-url'] !== undefined) {
+    return url(nonEmpty(flags['base-url'], '--base-url')!, '--base-url', '--base-url');
   }
-  if (targetFlag !== undefined) {
+  /** A named target, chosen by `how` ("--target", or the file's `target`). */
+  const named = (name: string, how: string): Target => {
     const variable =
-      targetFlag === 'production' ? ENV.productionUrl : targetFlag === 'staging' ? ENV.stagingUrl : undefined;
-    if (!variable) throw new UsageError(`--target takes production or staging, got "${targetFlag}"`);
-    const raw = envValue(env, variable);
-    if (raw === undefined) {
-      throw new UsageError(
-        `--target ${targetFlag} needs ${variable}: set it to the deployment's base URL (…/v1)`,
-      );
-    }
-    return {
-      kind: 'url',
-      baseUrl: normalizeBaseUrl(raw, variable, warnings),
-      from: `--target ${targetFlag}`,
-    };
+      name === 'production' ? ENV.productionUrl : name === 'staging' ? ENV.stagingUrl : undefined;
+    const fromEnv = variable === undefined ? undefined : envValue(env, variable);
+    if (fromEnv !== undefined) return url(fromEnv, variable!, how);
+    const inFile = file?.targets.includes(name) ? fileValues['base-url'] : undefined;
+    if (typeof inFile === 'string')
+      return url(inFile, sources.file!.label('base-url'), `${how}, ${file!.shown}`);
+    const ways = [
+      ...(variable ? [`set ${variable} to the deployment's base URL (…/v1)`] : []),
+      file
+        ? `give targets.${name}.baseUrl in ${file.shown}${file.targets.length ? ` (its targets: ${file.targets.join(', ')})` : ''}`
+        : `name it under targets in a config file (${CONFIG_NAMES[0]})`,
+    ];
+    const without = variable || file ? '' : '; without a config file, --target takes production or staging';
+    throw new UsageError(`${how} needs a base URL: ${ways.join(', or ')}${without}`);
+  };
+  if (flags.target !== undefined) {
+    const name = nonEmpty(flags.target, '--target')!;
+    return named(name, `--target ${name}`);
   }
   const fromEnv = envValue(env, ENV.baseUrl);
-  if (fromEnv !== undefined) {
-    return { kind: 'url', baseUrl: normalizeBaseUrl(fromEnv, ENV.baseUrl, warnings), from: ENV.baseUrl };
+  if (fromEnv !== undefined) return url(fromEnv, ENV.baseUrl, ENV.baseUrl);
+  const fileUrl = fileValues['base-url'];
+  const fileTarget = fileValues.target;
+  if (typeof fileUrl === 'string' && typeof fileTarget === 'string' && !file!.targets.includes(fileTarget)) {
+    throw new UsageError(`baseUrl and target in ${file!.shown} exclude each other: give one`);
   }
+  if (typeof fileTarget === 'string') return named(fileTarget, `target ${fileTarget} in ${file!.shown}`);
+  if (typeof fileUrl === 'string') return url(fileUrl, sources.file!.label('base-url'), file!.shown);
   return { kind: 'reference' };
 }
 
 /** --only and --exclude: comma-separated requirement id prefixes, any case (see catalog/select.ts). */
-function prefixes(values: readonly string[] | undefined, flag: string): string[] {
-  const list = parsePrefixes(values ?? []);
+function prefixes(given: Setting<string | boolean | string[]> | undefined): string[] {
+  const values = given === undefined ? [] : Array.isArray(given.value) ? given.value : [String(given.value)];
+  const list = parsePrefixes(values);
   for (const prefix of list) {
     if (!PREFIX_PATTERN.test(prefix)) {
       throw new UsageError(
-        `${flag} takes requirement id prefixes such as LIST or CREATE-OK (see petstore-conformance requirements), got "${prefix}"`,
+        `${given!.label} takes requirement id prefixes such as LIST or CREATE-OK (see petstore-conformance requirements), got "${prefix}"`,
       );
     }
   }
@@ -307,7 +488,7 @@ function nonEmpty(value: string | undefined, flag: string): string | undefined {
   return value;
 }
 
-function envValue(env: Readonly<Record<string, string | undefined>>, name: string): string | undefined {
+function envValue(env: Env, name: string): string | undefined {
   const value = env[name];
   return value === undefined || value.trim() === '' ? undefined : value;
 }

@@ -36,5 +36,7 @@ function unpublished(record: RunRecord, error: unknown): RunRecord {
     config: record.config,
     ...stopReason(error),
     ...(record.checks ? { requirements: record.checks.catalog.requirements } : {}),
+    ...(record.exchangeLog === undefined ? {} : { exchangeLog: record.exchangeLog }),
+    ...(record.configFile === undefined ? {} : { configFile: record.configFile }),
   });
 }

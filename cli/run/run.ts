@@ -12,13 +12,18 @@
  * may throw CannotJudgeError (or fail unexpectedly), and the run then publishes the record of a
  * run that could not judge, by the same path.
  */
+import path from 'node:path';
+import type { TestCase } from 'vitest/node';
+import type { Level } from '../../catalog/catalog.ts';
 import { packageVersion } from '../../catalog/paths.ts';
 import { proxySecrets } from '../../suites/harness/network.ts';
 import { Progress, startLines } from '../console/progress.ts';
 import { paintFor } from '../console/terminal.ts';
 import { type Env, EXIT, type Io, NAME } from '../record/command.ts';
 import { CannotJudgeError, errorText, oneLine, stopReason, UsageError } from '../record/errors.ts';
+import { LOG_BODY_BYTES } from '../record/exchanges.ts';
 import { cannotJudgeRecord, type RunRecord } from '../record/record.ts';
+import { type CheckInfo, EventStream } from '../reports/events.ts';
 import { checkReportDirs, ReportFolder } from '../reports/folder.ts';
 import { createRedactor, type Redactor, redactStream } from '../reports/redact.ts';
 import type { Console } from '../reports/writer.ts';
@@ -56,13 +61,24 @@ export async function runCommand(
       return EXIT.conformant;
     }
     redactor = createRedactor([invocation.config.apiKey, ...proxySecrets(invocation.config.network)]);
-    // Whatever reaches the process's own streams (vitest's messages too) is redacted as well.
-    const restore = [process.stdout, process.stderr].map((s) => redactStream(s, redactor));
+    // Opened before anything else: an events file that cannot be written stops the run before any request.
+    const stdout = io.stdout.write.bind(io.stdout);
+    const events = openEvents(invocation.events, (text) => stdout(text), redactor);
+    // With the events on stdout, everything else the run prints goes to stderr, vitest's messages too.
+    const toStderr = invocation.events === '-';
+    const restore = [
+      ...(toStderr && io.stdout === process.stdout ? [divertStream(process.stdout, process.stderr)] : []),
+      // Whatever reaches the process's own streams (vitest's messages too) is redacted as well.
+      ...[process.stdout, process.stderr].map((s) => redactStream(s, redactor)),
+    ];
     try {
-      const console = consoleOf(io, env, redactor);
-      return await stages({ options: invocation, console, redactor, cwd: io.cwd, startedAt }, deps);
+      const console = consoleOf(toStderr ? { ...io, stdout: io.stderr } : io, env, redactor);
+      return await stages(
+        { options: invocation, console, redactor, cwd: io.cwd, startedAt, ...(events ? { events } : {}) },
+        deps,
+      );
     } finally {
-      for (const undo of restore) undo();
+      for (const undo of restore.reverse()) undo();
     }
   } catch (error) {
     if (error instanceof UsageError) {
@@ -73,6 +89,38 @@ export async function runCommand(
     err(`${NAME}: could not judge: internal error: ${errorText(error)}`);
     return EXIT.cannotJudge;
   }
+}
+
+/** The run's event stream (--events), opened now; a file that cannot be written is a usage error (exit 2). */
+function openEvents(
+  file: string | undefined,
+  stdout: (text: string) => void,
+  redactor: Redactor,
+): EventStream | undefined {
+  if (file === undefined) return undefined;
+  try {
+    return EventStream.open(file, stdout, redactor);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const why =
+      code === 'ENOENT'
+        ? 'its folder does not exist'
+        : code === 'EACCES'
+          ? 'permission denied'
+          : code === 'EISDIR'
+            ? 'it is a folder'
+            : oneLine(error);
+    throw new UsageError(`--events ${file}: cannot write it (${why})`);
+  }
+}
+
+/** Sends what is written to `from` to `to` instead (stdout's other writers, while the events use it). */
+function divertStream(from: NodeJS.WriteStream, to: NodeJS.WriteStream): () => void {
+  const original = from.write;
+  from.write = ((...args: Parameters<typeof to.write>) => to.write(...args)) as typeof from.write;
+  return () => {
+    from.write = original;
+  };
 }
 
 /** The console of a run: every line through the redactor, colours only on a terminal. */
@@ -95,6 +143,8 @@ interface Run {
   /** The working folder: relative paths resolve against it. */
   readonly cwd: string;
   readonly startedAt: Date;
+  /** --events: the stream the run writes its events to. */
+  readonly events?: EventStream;
 }
 
 /** What a run has got as far as: what its could-not-judge record names, and what it must close. */
@@ -129,6 +179,8 @@ async function stages(run: Run, givenDeps: Dependencies | undefined): Promise<nu
       console: run.console,
       html: run.options.html,
       annotations: run.options.annotations === 'github',
+      har: run.options.har,
+      ...(run.events ? { events: run.events } : {}),
     });
   } finally {
     reached.staging?.dispose();
@@ -168,24 +220,50 @@ async function judged(
     // The proxy and TLS settings, just before "checking N requirements…".
     if (run.options.networkLine !== undefined && line.startsWith('checking ')) out(run.options.networkLine);
     out(line);
+    // The config file read, under the target.
+    if (run.options.configFile !== undefined && line.startsWith('target:'))
+      out(`config:  ${run.options.configFile}`);
   }
   for (const warning of run.options.warnings) warn(warning);
+  run.events?.runStart({
+    version: deps.version(),
+    target: config.baseUrl,
+    targetFrom: target.from,
+    config,
+    requirements: plan.spec.catalog.requirements,
+    selected: plan.selected.length,
+    html: run.options.html,
+    har: run.options.har,
+    ...(run.options.configFile === undefined ? {} : { configFile: run.options.configFile }),
+  });
 
   // The checks start: the previous run's reports move aside, so the folder never shows stale results.
   folder.clear();
   const staging = openStaging();
   reached.staging = staging;
   const progress = new Progress(plan.selected, p, width);
+  const levelOf = new Map(plan.spec.catalog.requirements.map((r) => [r.id, r.level]));
   const checked = await runChecks({
     plan,
     config,
     deps,
     runSuites,
     staging,
+    logBodyBytes: run.options.har ? LOG_BODY_BYTES : 0,
     events: {
       onCollected: (tests) =>
         progress.collected(tests.map((t) => (t.meta() as { requirementId?: string }).requirementId)),
+      ...(run.events ? { onStart: (test) => run.events?.checkStart(checkOf(test, deps.root())) } : {}),
       onOutcome: (o) => {
+        run.events?.checkEnd(
+          {
+            requirement: o.requirementId,
+            level: levelOf.get(o.requirementId ?? ''),
+            check: o.name,
+            file: o.file,
+          },
+          o,
+        );
         const line = progress.outcome(o);
         if (line !== undefined) out(line);
       },
@@ -204,6 +282,8 @@ async function judged(
     rollUp: judgement.rollUp,
     operations: plan.spec.operations,
     ...(judgement.baseline ? { baseline: judgement.baseline } : {}),
+    exchangeLog: staging.exchangeLogDir,
+    ...(run.options.configFile === undefined ? {} : { configFile: run.options.configFile }),
     checks: {
       outcomes: checked.outcomes,
       catalog: plan.spec.catalog,
@@ -229,7 +309,20 @@ function couldNotJudge(error: unknown, run: Run, reached: Reached): RunRecord {
     config: withBaseUrl(options.config, where.baseUrl),
     ...stopReason(error),
     ...(reached.plan ? { requirements: reached.plan.spec.catalog.requirements } : {}),
+    ...(reached.staging ? { exchangeLog: reached.staging.exchangeLogDir } : {}),
+    ...(options.configFile === undefined ? {} : { configFile: options.configFile }),
   });
+}
+
+/** A test as the events name it when it starts. */
+function checkOf(test: TestCase, root: string): CheckInfo {
+  const meta = test.meta() as { requirementId?: string; requirementLevel?: Level };
+  return {
+    requirement: meta.requirementId,
+    level: meta.requirementLevel,
+    check: test.name,
+    file: path.relative(root, test.module.moduleId).split(path.sep).join('/'),
+  };
 }
 
 /** The promise itself, its rejection marked handled: it is awaited later, or not at all when the run stops early. */

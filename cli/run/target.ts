@@ -2,7 +2,7 @@
  * Stage 3 of a run: the target. The bundled reference implementation, started on a free loopback
  * port, or a deployment that must at least accept a TCP connection (else the run cannot judge).
  */
-import type { Dependencies } from './dependencies.ts';
+import type { Dependencies, ReferenceOptions } from './dependencies.ts';
 import type { RunPlan } from './options.ts';
 import { checkReachable } from './reachable.ts';
 import { mark, STAGE } from './timeline.ts';
@@ -31,9 +31,7 @@ export async function openTarget(
   const reference = await deps.startReference({
     port: 0,
     host: '127.0.0.1',
-    ...(config.apiKey === undefined ? {} : { apiKey: config.apiKey }),
-    apiKeyHeader: config.apiKeyHeader,
-    ...(config.apiKeyQuery === undefined ? {} : { apiKeyQuery: config.apiKeyQuery }),
+    ...referenceKey(config),
   });
   mark(STAGE.targetOpen);
   return {
@@ -55,4 +53,28 @@ export function unopenedTarget(target: RunPlan['target']): { name: string; from:
 
 async function withinMs(ms: number, promise: Promise<unknown>): Promise<void> {
   await Promise.race([promise.catch(() => undefined), new Promise((r) => setTimeout(r, ms).unref())]);
+}
+
+/**
+ * The key the reference requires, where the run sends it. With --api-key-scheme the reference
+ * requires the whole Authorization value, "<scheme> <key>", as it requires any key header's value.
+ */
+function referenceKey(
+  config: RunPlan['config'],
+): Pick<ReferenceOptions, 'apiKey' | 'apiKeyHeader' | 'apiKeyQuery'> {
+  if (config.apiKeyQuery !== undefined)
+    return {
+      ...(config.apiKey === undefined ? {} : { apiKey: config.apiKey }),
+      apiKeyQuery: config.apiKeyQuery,
+    };
+  if (config.apiKeyScheme !== undefined) {
+    return {
+      ...(config.apiKey === undefined ? {} : { apiKey: `${config.apiKeyScheme} ${config.apiKey}` }),
+      apiKeyHeader: 'Authorization',
+    };
+  }
+  return {
+    ...(config.apiKey === undefined ? {} : { apiKey: config.apiKey }),
+    apiKeyHeader: config.apiKeyHeader,
+  };
 }

@@ -3,6 +3,7 @@ import { type Dispatcher, request } from 'undici';
 import type { Config, Network } from './config.ts';
 import { ConformanceError } from './errors.ts';
 import { type ExchangeRecord, formatBytes, recordExchange, type SentRequest, toCurl } from './exchange.ts';
+import type { ExchangeSink } from './exchange-log.ts';
 import { stringifyExact } from './json.ts';
 import { createDispatcher, proxySecrets } from './network.ts';
 import { isSecretHeader, registerSecret, registerSecretHeader, registerSecretQueryParam } from './redact.ts';
@@ -92,6 +93,8 @@ export interface ClientOptions {
   readonly timeoutMs?: number;
   /** Overrides MAX_BODY_BYTES (tests of the harness). */
   readonly maxBodyBytes?: number;
+  /** Where every exchange is also written, masked: the run's exchange log (exchange-log.ts). */
+  readonly log?: ExchangeSink;
 }
 
 /** The key sent where a check asks for a wrong one: one per worker, unlike any real key. */
@@ -125,7 +128,7 @@ export class Client {
     registerSecret(WRONG_KEY); // not a secret, but a key header's value never shows, whatever it holds
     for (const secret of proxySecrets(config.network)) registerSecret(secret);
     if (config.apiKeyQuery) registerSecretQueryParam(config.apiKeyQuery);
-    else registerSecretHeader(config.apiKeyHeader);
+    else if (!config.apiKeyScheme) registerSecretHeader(config.apiKeyHeader); // Authorization always is
     this.timeoutMs = options.timeoutMs ?? config.timeoutMs;
     this.maxBodyBytes = options.maxBodyBytes ?? MAX_BODY_BYTES;
     this.dispatcher = sharedDispatcher(config.network);
@@ -156,15 +159,15 @@ export class Client {
     const deadline = started + this.timeoutMs;
     let retries = 0;
     for (;;) {
+      const attemptStarted = performance.now();
       const outcome = await this.once(sent, deadline, started);
+      const timing = { started, attemptStarted, ended: performance.now(), headersAt: outcome.headersAt };
       if ('error' in outcome) {
-        const exchange = recordExchange(sent, {
-          ...outcome.partial,
-          error: outcome.error,
-          retries,
-          durationMs: outcome.durationMs,
-        });
-        this.exchanges.push(exchange);
+        this.record(
+          sent,
+          { ...outcome.partial, error: outcome.error, retries, durationMs: outcome.durationMs },
+          timing,
+        );
         throw new ConformanceError({
           expected: `a complete HTTP response to ${method} ${path} within ${this.timeoutMs} ms`,
           received: outcome.error,
@@ -181,9 +184,8 @@ export class Client {
           await sleep(wait, this.options.signal);
           continue;
         }
-        const durationMs = performance.now() - started;
-        const exchange = recordExchange(sent, { ...outcome, retries, durationMs });
-        this.exchanges.push(exchange);
+        const durationMs = timing.ended - started;
+        this.record(sent, { ...outcome, retries, durationMs }, timing);
         throw new ConformanceError({
           expected: `an answer other than 429 to ${method} ${path} within ${this.timeoutMs} ms (429s waited out)`,
           received:
@@ -194,9 +196,8 @@ export class Client {
           exchanges: this.exchanges.slice(-3),
         });
       }
-      const durationMs = performance.now() - started;
-      const exchange = recordExchange(sent, { ...outcome, retries, durationMs });
-      this.exchanges.push(exchange);
+      const durationMs = timing.ended - started;
+      const exchange = this.record(sent, { ...outcome, retries, durationMs }, timing);
       // Written when a check shows it (reproducer): most answers are never shown.
       const reproduce = reproducer(sent, outcome.status);
       if (outcome.status >= 500 && this.serverErrors.length < MAX_SERVER_ERRORS_KEPT) {
@@ -224,6 +225,18 @@ export class Client {
     }
   }
 
+  /** Keeps the exchange's masked record, and writes it to the run's exchange log. */
+  private record(
+    sent: SentRequest,
+    result: Parameters<typeof recordExchange>[1],
+    timing: Parameters<ExchangeSink['write']>[2],
+  ): ExchangeRecord {
+    const exchange = recordExchange(sent, result);
+    this.exchanges.push(exchange);
+    this.options.log?.write(sent, result, timing);
+    return exchange;
+  }
+
   private prepare(method: string, path: string, options: RequestOptions): SentRequest {
     const headers: Record<string, string> = {};
     let body: Uint8Array | undefined;
@@ -242,6 +255,7 @@ export class Client {
     const key = auth === 'wrong' ? WRONG_KEY : auth === 'config' ? this.config.apiKey : undefined;
     if (key !== undefined) {
       if (this.config.apiKeyQuery) query[this.config.apiKeyQuery] = key;
+      else if (this.config.apiKeyScheme) headers.authorization = `${this.config.apiKeyScheme} ${key}`;
       else headers[this.config.apiKeyHeader.toLowerCase()] = key;
     }
     return {
@@ -259,11 +273,18 @@ export class Client {
     deadline: number,
     started: number,
   ): Promise<
-    | { status: number; headers: Record<string, string>; body: Buffer; truncated: boolean }
+    | {
+        status: number;
+        headers: Record<string, string>;
+        body: Buffer;
+        truncated: boolean;
+        headersAt: number;
+      }
     | {
         error: string;
         durationMs: number;
         partial: { status?: number; headers?: Record<string, string>; body?: Buffer };
+        headersAt?: number;
       }
   > {
     const controller = new AbortController();
@@ -274,6 +295,7 @@ export class Client {
       : controller.signal;
     let status: number | undefined;
     let headers: Record<string, string> | undefined;
+    let headersAt: number | undefined;
     const chunks: Buffer[] = [];
     let size = 0;
     try {
@@ -286,6 +308,7 @@ export class Client {
         headersTimeout: this.timeoutMs,
         bodyTimeout: this.timeoutMs,
       });
+      headersAt = performance.now();
       status = res.statusCode;
       headers = flattenHeaders(res.headers);
       let truncated = false;
@@ -299,7 +322,7 @@ export class Client {
         chunks.push(chunk);
         size += chunk.length;
       }
-      return { status, headers, body: Buffer.concat(chunks, size), truncated };
+      return { status, headers, body: Buffer.concat(chunks, size), truncated, headersAt };
     } catch (err) {
       const reason = signal.aborted ? signal.reason : err;
       const waited = Math.round(performance.now() - started);
@@ -316,6 +339,7 @@ export class Client {
       return {
         error: what,
         durationMs: waited,
+        ...(headersAt === undefined ? {} : { headersAt }),
         partial: {
           ...(status !== undefined ? { status } : {}),
           ...(headers ? { headers } : {}),

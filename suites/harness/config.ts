@@ -14,6 +14,11 @@ export interface Config {
   readonly apiKeyHeader: string;
   /** The query parameter that carries the key instead of a header. */
   readonly apiKeyQuery?: string;
+  /**
+   * The key travels as `Authorization: <scheme> <key>` (Bearer, ApiKey, Token…) instead of in
+   * apiKeyHeader; a wrong key goes in the same scheme, a missing one sends no Authorization.
+   */
+  readonly apiKeyScheme?: string;
   /** Also check that requests without the key, or with a wrong one, are refused. */
   readonly authRequired: boolean;
   /** Send only safe requests (GET); requirements that need writes are skipped. */
@@ -32,6 +37,13 @@ export interface Config {
   readonly runId: string;
   /** How requests reach the target (proxies, TLS); absent: directly, with Node's TLS defaults. */
   readonly network?: Network;
+}
+
+/** Where the key travels, for messages: "header X-API-Key", "query parameter key", "header Authorization: Bearer <key>". */
+export function keyCarrier(config: Pick<Config, 'apiKeyHeader' | 'apiKeyQuery' | 'apiKeyScheme'>): string {
+  if (config.apiKeyQuery) return `query parameter ${config.apiKeyQuery}`;
+  if (config.apiKeyScheme) return `header Authorization: ${config.apiKeyScheme} <key>`;
+  return `header ${config.apiKeyHeader}`;
 }
 
 /**

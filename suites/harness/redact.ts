@@ -202,8 +202,11 @@ export function maskAuthorization(value: string): string {
 
 const secrets = new Set<string>();
 let registered: Redactor = createRedactor([]);
-/** Lower-cased header names whose values are always masked, whatever they hold. */
-const secretHeaders = new Set<string>(['authorization', 'proxy-authorization']);
+/**
+ * Lower-cased header names whose values are always masked, whatever they hold: credentials, and the
+ * cookies a server may hand out as sessions.
+ */
+const secretHeaders = new Set<string>(['authorization', 'proxy-authorization', 'cookie', 'set-cookie']);
 const secretQueryParams = new Set<string>();
 
 /** Registers a secret value; every spelling of it that createRedactor knows is masked too. */
@@ -226,6 +229,11 @@ export function registerSecretQueryParam(name: string): void {
 /** The text with every registered secret, and every Authorization value, replaced by ***. */
 export function redact(text: string): string {
   return registered.text(text);
+}
+
+/** The bytes with every registered secret masked (redact() for a body that is not UTF-8 text). */
+export function redactBytes(value: Buffer): Buffer {
+  return registered.bytes(value);
 }
 
 /** Whether a header's value is masked. */

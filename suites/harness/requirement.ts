@@ -4,9 +4,10 @@ import { selectionSkipReason } from '../../catalog/select.ts';
 import { attachExchanges, FAILED_EVIDENCE, labelRequirement, PASSED_EVIDENCE } from './allure.ts';
 import { blocked, isBlocked } from './blocked.ts';
 import { type ApiResponse, Client, type ServerErrorSeen } from './client.ts';
-import { type Config, REQUIREMENTS_KEY } from './config.ts';
+import { type Config, keyCarrier, REQUIREMENTS_KEY } from './config.ts';
 import { type Contract, loadContract } from './contract.ts';
 import { isConformanceError } from './errors.ts';
+import { EXCHANGE_LOG_KEY, exchangeSink } from './exchange-log.ts';
 import { freshId, newPet, type PetInput, runConfig } from './run.ts';
 
 declare module 'vitest' {
@@ -64,6 +65,12 @@ const catalog = new Map(
   ),
 );
 
+/** Where every exchange is written (the CLI's runs); none under suites/vitest.config.ts. */
+const exchangeLog = inject(EXCHANGE_LOG_KEY);
+
+/** The check that sends the first look, as the exchange log names it. */
+const FIRST_LOOK = 'first look: GET /pets, once before the checks (VERSION-V1-PREFIX, AUTH-KEY-ACCEPTED)';
+
 /** The catalog entry of an id; throws for an id the catalog does not have. */
 export function requirementOf(id: string): Requirement {
   const r = catalog.get(id);
@@ -115,7 +122,8 @@ function firstLook(config: Config): Promise<ApiResponse | undefined> {
   const looks = holder[key];
   let look = looks.get(config.baseUrl);
   if (!look) {
-    look = new Client(config)
+    const log = exchangeSink(exchangeLog, config.baseUrl, { requirement: PREFIX_ID, check: FIRST_LOOK });
+    look = new Client(config, log ? { log } : {})
       .get('/pets')
       .then((res) => res)
       .catch(() => undefined);
@@ -137,9 +145,7 @@ async function requireTheApi(r: Requirement, config: Config): Promise<void> {
     );
   }
   if ((res?.status === 401 || res?.status === 403) && !KEYLESS.has(r.id)) {
-    const where = config.apiKeyQuery
-      ? `query parameter ${config.apiKeyQuery}`
-      : `header ${config.apiKeyHeader}`;
+    const where = keyCarrier(config);
     blocked(
       [KEY_ID],
       res,
@@ -159,7 +165,11 @@ function define(r: Requirement, row: Row | undefined, check: Check): void {
     await labelRequirement(r, caseLabel);
     const reason = skipReason(r, config, row?.needs);
     if (reason) ctx.skip(reason);
-    const api = new Client(config, { signal: ctx.signal });
+    const log = exchangeSink(exchangeLog, config.baseUrl, {
+      requirement: r.id,
+      check: testName(r, caseLabel),
+    });
+    const api = new Client(config, { signal: ctx.signal, ...(log ? { log } : {}) });
     const contract = await loadContract();
     const context: CheckContext = {
       api,

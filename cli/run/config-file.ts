@@ -1,0 +1,291 @@
+/**
+ * The config file, read at the edge with the flags and the environment (options.ts): `--config
+ * <file>`, or petstore-conformance.config.json/.yaml/.yml in the working folder. Its keys are the
+ * long options in camelCase, derived from the one option table (options.ts OPTIONS), so that an
+ * option added there is a key here; plus `targets: { <name>: { baseUrl, … } }` for `--target <name>`.
+ * `${VAR}` takes a value from the environment; the API key may only come that way.
+ *
+ * Everything wrong with a file is a UsageError (exit 2, before any request) naming the file, the
+ * JSON path and what was expected. The JSON Schema shipped for editors (schemas/config.schema.json)
+ * says the same; a test holds the two together.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { UsageError } from '../record/errors.ts';
+
+/** The files looked for in the working folder when --config is not given, in this order. */
+export const CONFIG_NAMES = [
+  'petstore-conformance.config.json',
+  'petstore-conformance.config.yaml',
+  'petstore-conformance.config.yml',
+] as const;
+
+/** An option as the config file knows it (a subset of options.ts OptionDef). */
+export interface FileOption {
+  readonly type: 'string' | 'boolean';
+  readonly multiple?: boolean;
+  readonly value?: 'integer' | 'path';
+  /** false: not a key of the file (help, version, config). */
+  readonly file?: false;
+}
+
+/** What an option holds once read, as parseArgs would give it. */
+export type OptionValue = string | boolean | string[];
+
+/** The keys of the file that are not options. */
+const SCHEMA_KEY = '$schema';
+const TARGETS_KEY = 'targets';
+/** Options a target of `targets` cannot set (it is itself the choice of a target). */
+const NOT_IN_A_TARGET = new Set(['target']);
+/** The one option whose value must come from the environment. */
+const SECRET_OPTION = 'api-key';
+
+const VARIABLE = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
+
+/** "base-url" → "baseUrl". */
+export function configKey(option: string): string {
+  return option.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+}
+
+/** The config keys of an option table, each with its option's name ("baseUrl" → "base-url"). */
+export function configKeys(options: Readonly<Record<string, FileOption>>): Map<string, string> {
+  return new Map(
+    Object.entries(options)
+      .filter(([, def]) => def.file !== false)
+      .map(([name]) => [configKey(name), name]),
+  );
+}
+
+export interface ConfigFile {
+  /** Absolute. */
+  readonly path: string;
+  /** As the user would type it: relative to the working folder when inside it. */
+  readonly shown: string;
+  /** The names under `targets`. */
+  readonly targets: readonly string[];
+  /**
+   * The file's settings for a run against `target` (the top level, then `targets[target]` over it),
+   * as parseArgs would give them: `${VAR}`s expanded (an unset one is a UsageError), paths made
+   * absolute against the file's folder. Only the settings used are expanded: a variable that only
+   * another target needs may be unset.
+   */
+  settings(target: string | undefined): FileSettings;
+}
+
+export interface FileSettings {
+  /** By option name ("timeout-ms"). */
+  readonly values: Readonly<Record<string, OptionValue>>;
+  /** Where an option's value was set, for messages: "timeoutMs in petstore-conformance.config.yaml". */
+  label(option: string): string;
+}
+
+/**
+ * The file to read: --config (relative to the working folder), else the one of CONFIG_NAMES that
+ * exists there; undefined for none. Two of them at once is a UsageError (which one was meant?).
+ */
+export function findConfigFile(flag: string | undefined, cwd: string): string | undefined {
+  if (flag !== undefined) {
+    if (flag.trim() === '') throw new UsageError('--config needs a file');
+    return path.resolve(cwd, flag);
+  }
+  const found = CONFIG_NAMES.filter((name) => existsSync(path.join(cwd, name)));
+  if (found.length > 1) {
+    throw new UsageError(
+      `${found.join(' and ')} are both in ${cwd}: keep one, or name the one to read with --config`,
+    );
+  }
+  return found[0] === undefined ? undefined : path.join(cwd, found[0]);
+}
+
+/** Reads and checks a config file; throws UsageError naming the file, the JSON path and what was expected. */
+export function readConfigFile(
+  file: string,
+  cwd: string,
+  env: Readonly<Record<string, string | undefined>>,
+  options: Readonly<Record<string, FileOption>>,
+): ConfigFile {
+  const shown = shownPath(file, cwd);
+  const fail = (at: string, what: string): never => {
+    throw new UsageError(`${shown}: ${at}: ${what}`);
+  };
+  const data = parseFile(file, shown);
+  if (!isObject(data)) fail('$', `expected an object of settings (a mapping), got ${kind(data)}`);
+  const keys = configKeys(options);
+  const dir = path.dirname(file);
+
+  /** A level of settings (the top, or one target): checked, by option name, values unexpanded. */
+  const level = (raw: Record<string, unknown>, at: string, top: boolean): Map<string, Raw> => {
+    const out = new Map<string, Raw>();
+    for (const [key, value] of Object.entries(raw)) {
+      const here = `${at}.${key}`;
+      if (top && key === SCHEMA_KEY) {
+        if (typeof value !== 'string')
+          fail(here, `expected the schema's path or URL (a string), got ${kind(value)}`);
+        continue;
+      }
+      if (top && key === TARGETS_KEY) continue;
+      const option = keys.get(key);
+      if (option === undefined || (!top && NOT_IN_A_TARGET.has(option))) {
+        const known = [...keys.keys()].filter((k) => top || !NOT_IN_A_TARGET.has(keys.get(k)!));
+        fail(
+          here,
+          `unknown key "${key}" (expected one of: ${[...(top ? [SCHEMA_KEY, TARGETS_KEY] : []), ...known].join(', ')})`,
+        );
+      }
+      out.set(option!, { value: checked(value, options[option!]!, here, option!), at: here });
+    }
+    return out;
+  };
+
+  const checked = (value: unknown, def: FileOption, at: string, option: string): OptionValue => {
+    // Before anything quotes the value: a key written in the file is not repeated on the console.
+    if (
+      option === SECRET_OPTION &&
+      (typeof value !== 'string' || !/^\$\{[A-Za-z_][A-Za-z0-9_]*\}$/.test(value))
+    ) {
+      fail(
+        at,
+        `the API key never goes in the file: write a variable, e.g. apiKey: \${PETSTORE_API_KEY}, and set it in the environment`,
+      );
+    }
+    let result: OptionValue;
+    if (def.type === 'boolean') {
+      if (typeof value !== 'boolean') fail(at, `expected true or false, got ${kind(value)}`);
+      result = value as boolean;
+    } else if (def.multiple) {
+      const list = typeof value === 'string' ? [value] : value;
+      if (!Array.isArray(list) || list.some((v) => typeof v !== 'string' || v.trim() === ''))
+        fail(at, `expected a string or a list of strings, none empty, got ${kind(value)}`);
+      result = list as string[];
+    } else if (def.value === 'integer') {
+      if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) result = String(value);
+      else if (typeof value === 'string' && /^(\d+|\$\{[A-Za-z_][A-Za-z0-9_]*\})$/.test(value.trim()))
+        result = value.trim();
+      else fail(at, `expected a whole number, got ${kind(value)}`);
+    } else {
+      if (typeof value !== 'string' || value.trim() === '')
+        fail(at, `expected a non-empty string, got ${kind(value)}`);
+      result = value as string;
+    }
+    for (const text of typeof result! === 'string'
+      ? [result as string]
+      : Array.isArray(result!)
+        ? result
+        : []) {
+      const stray = text.replace(VARIABLE, '').indexOf('${');
+      if (stray >= 0) fail(at, `"${text}": a variable is written \${NAME} (letters, digits, _)`);
+    }
+    return result!;
+  };
+
+  const top = level(data as Record<string, unknown>, '$', true);
+  const targets = new Map<string, Map<string, Raw>>();
+  const rawTargets = (data as Record<string, unknown>)[TARGETS_KEY];
+  if (rawTargets !== undefined) {
+    if (!isObject(rawTargets))
+      fail(`$.${TARGETS_KEY}`, `expected an object of named targets, got ${kind(rawTargets)}`);
+    for (const [name, target] of Object.entries(rawTargets as Record<string, unknown>)) {
+      const at = `$.${TARGETS_KEY}.${name}`;
+      if (!/^[A-Za-z0-9][A-Za-z0-9_.-]*$/.test(name))
+        fail(at, 'a target name is letters, digits, ".", "_" and "-", starting with a letter or digit');
+      if (!isObject(target)) fail(at, `expected the target's settings (an object), got ${kind(target)}`);
+      targets.set(name, level(target as Record<string, unknown>, at, false));
+    }
+  }
+
+  const expand = (raw: Raw): OptionValue => {
+    const one = (text: string) =>
+      text.replace(VARIABLE, (_, name: string) => {
+        const value = env[name];
+        if (value === undefined || value === '')
+          fail(raw.at, `\${${name}} is not set in the environment (set it, or take the key out of the file)`);
+        return value!;
+      });
+    return typeof raw.value === 'string'
+      ? one(raw.value)
+      : Array.isArray(raw.value)
+        ? raw.value.map(one)
+        : raw.value;
+  };
+
+  return {
+    path: file,
+    shown,
+    targets: [...targets.keys()],
+    settings(target) {
+      const merged = new Map(top);
+      for (const [option, raw] of targets.get(target ?? '') ?? []) merged.set(option, raw);
+      const values: Record<string, OptionValue> = {};
+      const labels = new Map<string, string>();
+      for (const [option, raw] of merged) {
+        let value = expand(raw);
+        if (options[option]?.value === 'path' && typeof value === 'string') value = path.resolve(dir, value);
+        values[option] = value;
+        labels.set(option, `${raw.at.slice(2)} in ${shown}`);
+      }
+      return { values, label: (option) => labels.get(option) ?? `--${option}` };
+    },
+  };
+}
+
+/** A value as read, unexpanded, with its JSON path. */
+interface Raw {
+  readonly value: OptionValue;
+  readonly at: string;
+}
+
+function parseFile(file: string, shown: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const why =
+      code === 'ENOENT'
+        ? 'no such file'
+        : code === 'EACCES'
+          ? 'permission denied'
+          : code === 'EISDIR'
+            ? 'it is a folder'
+            : (code ?? String(error));
+    throw new UsageError(`config file ${shown}: cannot read it (${why})`);
+  }
+  const extension = path.extname(file).toLowerCase();
+  if (extension === '.json') {
+    try {
+      return JSON.parse(text);
+    } catch (error) {
+      // Without the snippet some Node versions quote: a key written in the file stays off the console.
+      const why = (error as Error).message.replace(/"(?:[^"\\]|\\.)*"/g, '…');
+      throw new UsageError(`${shown}: not valid JSON: ${why}`);
+    }
+  }
+  if (extension === '.yaml' || extension === '.yml') {
+    // Loaded only when a YAML file is read: most runs have no config file.
+    const yaml = createRequire(import.meta.url)('yaml') as typeof import('yaml');
+    const document = yaml.parseDocument(text, { prettyErrors: true, uniqueKeys: true });
+    const [error] = document.errors;
+    if (error) throw new UsageError(`${shown}: not valid YAML: ${error.message.split('\n')[0]}`);
+    return document.toJS();
+  }
+  throw new UsageError(`config file ${shown}: expected a .json, .yaml or .yml file`);
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** What a value is, for "got …": a short quote of it. */
+function kind(value: unknown): string {
+  if (value === null || value === undefined) return 'nothing (null)';
+  if (Array.isArray(value)) return 'a list';
+  if (typeof value === 'object') return 'an object';
+  const text = JSON.stringify(value);
+  return text.length > 60 ? `${text.slice(0, 60)}…` : text;
+}
+
+function shownPath(file: string, cwd: string): string {
+  const relative = path.relative(cwd, file);
+  return relative && !relative.startsWith('..') && !path.isAbsolute(relative) ? relative : file;
+}

@@ -1,0 +1,267 @@
+/**
+ * The exchange log of a run: every request a check sends and what came back, one JSON line each,
+ * appended by the worker that sent it to a file of its own in the run's private staging folder
+ * (`<dir>/<pid>-<thread>.ndjson`). The CLI reads it back once the checks are done
+ * (cli/record/exchanges.ts) for exchanges.har and anything else that wants every exchange (response
+ * times by operation).
+ *
+ * A line is masked before it is written, with the same masking as every report (redact.ts: the key
+ * in every spelling, Authorization, cookies): no secret reaches the disk. Bodies are kept up to a
+ * bound (the rest only counted), masked before they are cut. Nothing is kept in memory.
+ */
+import { isUtf8 } from 'node:buffer';
+import { mkdirSync, openSync, writeSync } from 'node:fs';
+import path from 'node:path';
+import { threadId } from 'node:worker_threads';
+import type { ExchangeResult, SentRequest } from './exchange.ts';
+import { redact, redactBytes, redactHeaders, redactUrl } from './redact.ts';
+
+/** The key in vitest's provide/inject under which the CLI hands the log's settings to the workers. */
+export const EXCHANGE_LOG_KEY = 'petstoreConformanceExchangeLog' as const;
+
+/** The version of the line format below; a reader refuses lines of another. */
+export const EXCHANGE_LOG_VERSION = 1;
+
+export interface ExchangeLogSettings {
+  /** The folder the workers write into (absolute, private to the run). */
+  readonly dir: string;
+  /** Bytes of each body kept in the log; 0 keeps sizes only. */
+  readonly bodyBytes: number;
+  /** The operations of spec/openapi.yaml, to name the one each request went to. */
+  readonly operations: readonly LoggedOperation[];
+}
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    [EXCHANGE_LOG_KEY]?: ExchangeLogSettings;
+  }
+}
+
+/** An operation of the service: "GET /pets/{petId}" (showPetById). */
+export interface LoggedOperation {
+  readonly method: string;
+  /** The path template of spec/openapi.yaml, under the base URL: /pets/{petId}. */
+  readonly path: string;
+  readonly operationId: string;
+}
+
+/** A body as logged: its size, and its first bytes (masked) as text or base64. */
+export interface LoggedBody {
+  /** Bytes of the body as sent or received (a response's at most the client's read cap). */
+  readonly size: number;
+  /** The body, masked, up to the log's bound; absent when the log keeps no bodies. */
+  readonly text?: string;
+  /** 'base64' when the body is not UTF-8 text. */
+  readonly encoding?: 'base64';
+  /** `text` holds only the first bytes of the body (the log's bound). */
+  readonly cut?: true;
+}
+
+/** One line of the log: one request and what came back (or why nothing did). */
+export interface LoggedExchange {
+  readonly v: typeof EXCHANGE_LOG_VERSION;
+  /** The requirement whose check sent it. */
+  readonly requirement: string;
+  /** The check (the test's name: "LIST-LIMIT-OVER-MAX … [limit=101]"). */
+  readonly check: string;
+  /**
+   * The operation the request went to, by method and path template; absent for a request outside
+   * the API's paths (the checks send some on purpose: /v2/pets, /nowhere). `operationId` is absent
+   * for a method the path does not define (DELETE /pets).
+   */
+  readonly operation?: { readonly method: string; readonly path: string; readonly operationId?: string };
+  /** When the request was first sent: ISO 8601, UTC. */
+  readonly startedAt: string;
+  /** From the first byte sent to the last byte read, 429 waits included: the response time. */
+  readonly durationMs: number;
+  /**
+   * The last attempt's phases (HAR's timings): `blocked` the 429 answers waited out before it,
+   * `wait` until its status line and headers, `receive` reading its body. Sum: durationMs.
+   */
+  readonly timings: { readonly blocked: number; readonly wait: number; readonly receive: number };
+  readonly request: {
+    readonly method: string;
+    /** Masked. */
+    readonly url: string;
+    /** As the client set them (undici adds host, connection, content-length); masked. */
+    readonly headers: Readonly<Record<string, string>>;
+    readonly body?: LoggedBody;
+  };
+  /** Absent when no status line came. */
+  readonly response?: {
+    readonly status: number;
+    /** Lower-case names, repeated headers joined with ", "; masked. */
+    readonly headers: Readonly<Record<string, string>>;
+    readonly body?: LoggedBody;
+    /** The body was longer than the client's read cap; reading stopped there. */
+    readonly truncated?: true;
+  };
+  /** What stopped the exchange (timeout, reset, refused), masked; with or without a response. */
+  readonly error?: string;
+  /** 429 answers waited out before the last attempt. */
+  readonly retries?: number;
+}
+
+/** Who sent an exchange: the requirement and the check. */
+export interface ExchangeLabel {
+  readonly requirement: string;
+  readonly check: string;
+}
+
+/** What the client knows of an exchange when it ends. */
+export interface ExchangeTiming {
+  /** performance.now() when the request was first sent, and when its last attempt was. */
+  readonly started: number;
+  readonly attemptStarted: number;
+  /** performance.now() when the last attempt's headers came; absent when they did not. */
+  readonly headersAt?: number;
+  readonly ended: number;
+}
+
+/** Writes the exchanges of one check; see exchangeLog(). */
+export interface ExchangeSink {
+  write(sent: SentRequest, result: ExchangeResult, timing: ExchangeTiming): void;
+}
+
+/**
+ * The sink of one check's exchanges, or undefined when the run keeps no log (the settings were
+ * not provided: the suites run by suites/vitest.config.ts, the harness's own tests).
+ */
+export function exchangeSink(
+  settings: ExchangeLogSettings | undefined,
+  baseUrl: string,
+  label: ExchangeLabel,
+): ExchangeSink | undefined {
+  if (settings === undefined) return undefined;
+  const operationOf = operationMatcher(settings.operations, baseUrl);
+  return {
+    write(sent, result, timing) {
+      const line: LoggedExchange = {
+        v: EXCHANGE_LOG_VERSION,
+        requirement: label.requirement,
+        check: label.check,
+        ...optional('operation', operationOf(sent.method, sent.url)),
+        startedAt: new Date(performance.timeOrigin + timing.started).toISOString(),
+        durationMs: round(timing.ended - timing.started),
+        timings: {
+          blocked: round(timing.attemptStarted - timing.started),
+          wait: round((timing.headersAt ?? timing.ended) - timing.attemptStarted),
+          receive: round(timing.headersAt === undefined ? 0 : timing.ended - timing.headersAt),
+        },
+        request: {
+          method: sent.method,
+          url: redactUrl(sent.url),
+          headers: redactHeaders(sent.headers),
+          ...optional('body', sent.body && loggedBody(sent.body, settings.bodyBytes)),
+        },
+        ...optional(
+          'response',
+          result.status === undefined
+            ? undefined
+            : {
+                status: result.status,
+                headers: redactHeaders(result.headers ?? {}),
+                ...optional('body', result.body && loggedBody(result.body, settings.bodyBytes)),
+                ...(result.truncated ? { truncated: true as const } : {}),
+              },
+        ),
+        ...optional('error', result.error === undefined ? undefined : redact(result.error)),
+        ...optional('retries', result.retries ? result.retries : undefined),
+      };
+      append(settings.dir, `${JSON.stringify(line)}\n`);
+    },
+  };
+}
+
+/**
+ * A body as logged, masked before it is cut (a cut inside a secret would leave its first characters
+ * unmasked), cut back to a whole UTF-8 character.
+ */
+export function loggedBody(body: Uint8Array, bound: number): LoggedBody {
+  if (body.length === 0 || bound <= 0) return { size: body.length };
+  const bytes = Buffer.from(body.buffer, body.byteOffset, body.length);
+  // Only the bytes kept and a margin past them are masked: a secret in its longest spelling (every
+  // character escaped several times over) that starts before the cut ends within the margin.
+  const head = bytes.subarray(0, bound + MASK_MARGIN);
+  if (isUtf8(bytes)) {
+    const masked = Buffer.from(redact(head.subarray(0, charBoundary(head, head.length)).toString('utf8')));
+    if (masked.length <= bound && head.length === bytes.length)
+      return { size: body.length, text: masked.toString('utf8') };
+    const end = charBoundary(masked, Math.min(bound, masked.length));
+    return { size: body.length, text: masked.subarray(0, end).toString('utf8'), cut: true };
+  }
+  const masked = redactBytes(head);
+  return {
+    size: body.length,
+    text: masked.subarray(0, bound).toString('base64'),
+    encoding: 'base64',
+    ...(bytes.length > bound || masked.length > bound ? { cut: true as const } : {}),
+  };
+}
+
+/** Bytes masked past a body's bound (see loggedBody): room for a key of a few hundred characters. */
+const MASK_MARGIN = 16 * 1024;
+
+/** `end`, moved back to the start of the UTF-8 character it falls in (the whole buffer when at its end). */
+function charBoundary(bytes: Buffer, end: number): number {
+  if (end >= bytes.length) return bytes.length;
+  let at = end;
+  while (at > 0 && (bytes[at]! & 0xc0) === 0x80) at--;
+  return at;
+}
+
+/** The operation of a request: its URL's path under the base URL, matched against the templates. */
+export function operationMatcher(
+  operations: readonly LoggedOperation[],
+  baseUrl: string,
+): (method: string, url: string) => LoggedExchange['operation'] {
+  const base = new URL(baseUrl);
+  const prefix = base.pathname.replace(/\/+$/, '');
+  const templates = [...new Set(operations.map((o) => o.path))].map((template) => ({
+    template,
+    pattern: new RegExp(
+      `^${template
+        .split(/\{[^}]+\}/)
+        .map((part) => part.replace(/[.*+?^$()|[\]\\]/g, '\\$&'))
+        .join('[^/]+')}$`,
+    ),
+  }));
+  return (method, url) => {
+    let pathname: string;
+    try {
+      const parsed = new URL(url);
+      if (parsed.origin !== base.origin) return undefined;
+      pathname = parsed.pathname;
+    } catch {
+      return undefined;
+    }
+    if (!pathname.startsWith(`${prefix}/`)) return undefined;
+    const rest = pathname.slice(prefix.length);
+    const found = templates.find((t) => t.pattern.test(rest));
+    if (found === undefined) return undefined;
+    const op = operations.find((o) => o.path === found.template && o.method === method);
+    return { method, path: found.template, ...(op ? { operationId: op.operationId } : {}) };
+  };
+}
+
+/** One file per worker thread, opened once: lines of one writer never interleave with another's. */
+function append(dir: string, line: string): void {
+  const key = Symbol.for('petstore-conformance.exchange-log');
+  const holder = globalThis as { [key]?: Map<string, number> };
+  holder[key] ??= new Map();
+  let fd = holder[key].get(dir);
+  if (fd === undefined) {
+    mkdirSync(dir, { recursive: true });
+    fd = openSync(path.join(dir, `${process.pid}-${threadId}.ndjson`), 'a', 0o600);
+    holder[key].set(dir, fd);
+  }
+  writeSync(fd, line);
+}
+
+function round(ms: number): number {
+  return Math.max(0, Math.round(ms * 100) / 100);
+}
+
+function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
+  return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
+}
