@@ -6,6 +6,7 @@
 import { allureResults } from './allure.ts';
 import { annotations } from './annotations.ts';
 import { endOfRun } from './console.ts';
+import { ctrfReportFile } from './ctrf.ts';
 import { eventsEnd } from './events.ts';
 import { harFile } from './har.ts';
 import { htmlReport } from './html.ts';
@@ -18,6 +19,7 @@ export const WRITERS: readonly Writer[] = [
   summaryJsonFile,
   junitXmlFile,
   summaryMdFile,
+  ctrfReportFile,
   allureResults,
   htmlReport,
   harFile,
