@@ -34,6 +34,8 @@ export function summaryJson(run: RunRecord): string {
       exclude: [...config.exclude],
       ...networkOptions(config),
     },
+    // The config file read, as given: its path only, never what it holds.
+    ...(run.configFile === undefined ? {} : { configFile: run.configFile }),
     verdict: rollUp.verdict,
     ...(run.error === undefined ? {} : { error: run.error }),
     totals: { ...rollUp.totals },

@@ -39,10 +39,10 @@ export interface Config {
   readonly network?: Network;
 }
 
-/** Where the key travels, for messages: "header X-API-Key", "query parameter key", "header Authorization: Bearer <key>". */
+/** Where the key travels, for messages: "header X-API-Key", "query parameter key", "header Authorization (scheme Bearer)". */
 export function keyCarrier(config: Pick<Config, 'apiKeyHeader' | 'apiKeyQuery' | 'apiKeyScheme'>): string {
   if (config.apiKeyQuery) return `query parameter ${config.apiKeyQuery}`;
-  if (config.apiKeyScheme) return `header Authorization: ${config.apiKeyScheme} <key>`;
+  if (config.apiKeyScheme) return `header Authorization (scheme ${config.apiKeyScheme})`;
   return `header ${config.apiKeyHeader}`;
 }
 

@@ -1,0 +1,220 @@
+// The exchange log: what the client writes for every exchange (masked, bodies bounded, the operation
+// named, the timings), and what cli/record/exchanges.ts reads back. And the key's scheme: with
+// apiKeyScheme the key travels as `Authorization: <scheme> <key>`, a wrong one in the same scheme.
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import type { IncomingMessage } from 'node:http';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, afterEach, describe, expect, test } from 'vitest';
+import { LOG_BODY_BYTES, operationName, readExchangeLog } from '../../cli/record/exchanges.ts';
+import { Client } from '../../suites/harness/client.ts';
+import { ConformanceError } from '../../suites/harness/errors.ts';
+import {
+  type ExchangeLogSettings,
+  exchangeSink,
+  type LoggedExchange,
+  loggedBody,
+  operationMatcher,
+} from '../../suites/harness/exchange-log.ts';
+import { MASK } from '../../suites/harness/redact.ts';
+import { testConfig } from '../helpers/config.ts';
+import { type HandMadeServer, httpServer, silentServer } from '../helpers/servers.ts';
+
+const work = mkdtempSync(path.join(tmpdir(), 'petstore-conformance-exchange-log-'));
+let logs = 0;
+let server: HandMadeServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+const OPERATIONS = [
+  { method: 'GET', path: '/pets', operationId: 'listPets' },
+  { method: 'POST', path: '/pets', operationId: 'createPets' },
+  { method: 'GET', path: '/pets/{petId}', operationId: 'showPetById' },
+];
+
+function settings(bodyBytes = LOG_BODY_BYTES): ExchangeLogSettings {
+  return { dir: path.join(work, `log-${++logs}`), bodyBytes, operations: OPERATIONS };
+}
+
+/** A client writing to a new log, and the log's lines once read back. */
+function logged(baseUrl: string, fields: Parameters<typeof testConfig>[1] = {}, bodyBytes?: number) {
+  const log = settings(bodyBytes);
+  const config = testConfig(baseUrl, fields);
+  const sink = exchangeSink(log, baseUrl, { requirement: 'LIST-OK', check: 'LIST-OK the list [case]' })!;
+  return { api: new Client(config, { log: sink }), read: () => readExchangeLog(log.dir), dir: log.dir };
+}
+
+const echo = (status = 200) =>
+  httpServer((req: IncomingMessage, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      res.writeHead(status, {
+        'content-type': 'application/json',
+        'x-seen-key': String(req.headers['x-api-key']),
+      });
+      res.end(JSON.stringify({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8') }));
+    });
+  });
+
+describe('every exchange is logged, one line each', () => {
+  test('the request as sent and the response as received, tagged, with the operation and the timings', async () => {
+    server = await echo();
+    const { api, read } = logged(server.url);
+    await api.get('/pets', { query: { limit: 3 } });
+    await api.post('/pets', { json: { id: 7n, name: 'Rex' } });
+    await api.get('/pets/7');
+    const [list, create, show] = read();
+    expect(list).toMatchObject({
+      v: 1,
+      requirement: 'LIST-OK',
+      check: 'LIST-OK the list [case]',
+      operation: { method: 'GET', path: '/pets', operationId: 'listPets' },
+      request: { method: 'GET', url: `${server.url}/pets?limit=3`, headers: {} },
+      response: { status: 200, headers: { 'content-type': 'application/json' } },
+    });
+    expect(create?.request.body).toEqual({ size: 21, text: '{"id":7,"name":"Rex"}' });
+    expect(create?.operation?.operationId).toBe('createPets');
+    expect(operationName(show!)).toBe('GET /pets/{petId}');
+    for (const x of [list!, create!, show!]) {
+      expect(Date.parse(x.startedAt)).toBeGreaterThan(Date.now() - 60_000);
+      expect(x.timings.blocked + x.timings.wait + x.timings.receive).toBeCloseTo(x.durationMs, 1);
+      expect(x.timings.wait).toBeGreaterThan(0);
+    }
+  });
+
+  test('a request outside the API’s paths has no operation; an undefined method keeps the path template', async () => {
+    const match = operationMatcher(OPERATIONS, 'http://h:1/v1');
+    expect(match('GET', 'http://h:1/v1/pets/9?x=1')).toEqual({
+      method: 'GET',
+      path: '/pets/{petId}',
+      operationId: 'showPetById',
+    });
+    expect(match('DELETE', 'http://h:1/v1/pets/9')).toEqual({ method: 'DELETE', path: '/pets/{petId}' });
+    expect(match('GET', 'http://h:1/v2/pets')).toBeUndefined();
+    expect(match('GET', 'http://h:1/v1/pets/9/toys')).toBeUndefined();
+    expect(match('GET', 'http://other:1/v1/pets')).toBeUndefined();
+  });
+
+  test('an exchange that got no answer is logged with why, and no response', async () => {
+    server = await silentServer();
+    const { api, read } = logged(server.url, { timeoutMs: 200 });
+    await expect(api.get('/pets')).rejects.toBeInstanceOf(ConformanceError);
+    const [x] = read();
+    expect(x?.response).toBeUndefined();
+    expect(x?.error).toMatch(/no complete response within 200 ms/);
+    expect(x?.timings.receive).toBe(0);
+  });
+
+  test('each worker thread writes a file of its own in the log folder', async () => {
+    server = await echo();
+    const { api, dir } = logged(server.url);
+    await api.get('/pets');
+    expect(readdirSync(dir)).toEqual([expect.stringMatching(/^\d+-\d+\.ndjson$/)]);
+  });
+});
+
+describe('masked before it is written', () => {
+  test('the key in the URL, in headers, in bodies sent and received; Authorization and cookies whole', async () => {
+    const key = 'k3y-logged-é-0042';
+    server = await httpServer((req, res) => {
+      req.resume();
+      res.writeHead(200, { 'set-cookie': 'session=abc123', 'x-echo': `${key}` });
+      res.end(`{"seen":${JSON.stringify(req.headers['x-api-key'])},"escaped":"${encodeURIComponent(key)}"}`);
+    });
+    const { api, read, dir } = logged(server.url, { apiKey: key });
+    await api.post('/pets', {
+      query: { q: key },
+      body: `a body with ${key} in it`,
+      headers: { cookie: 'mine=1' },
+    });
+    const text = readdirSync(dir)
+      .map((name) => readFileSync(path.join(dir, name), 'utf8'))
+      .join('');
+    expect(text).not.toContain(key);
+    expect(text).not.toContain(encodeURIComponent(key));
+    expect(text).not.toContain('abc123');
+    const [x] = read();
+    expect(x?.request.headers).toMatchObject({ 'x-api-key': MASK, cookie: MASK });
+    expect(x?.response?.headers).toMatchObject({ 'set-cookie': MASK, 'x-echo': MASK });
+    expect(x?.request.body?.text).toBe(`a body with ${MASK} in it`);
+    expect(x?.request.url).toBe(`${server.url}/pets?q=${MASK}`);
+    expect(x?.response?.body?.text).toBe(`{"seen":"${MASK}","escaped":"${MASK}"}`);
+  });
+
+  test('a long body is masked, then cut at the bound to a whole character, its size kept', () => {
+    const key = 'secret-key-straddling';
+    new Client(testConfig('http://127.0.0.1:9/v1', { apiKey: key })); // a client registers its key
+    // The key straddles the bound (byte 100 to 121): cut first, its first characters would show.
+    const body = Buffer.from(`${'é'.repeat(50)}${key}${'x'.repeat(200)}`);
+    const cut = loggedBody(body, 105);
+    expect(cut).toEqual({ size: body.length, text: `${'é'.repeat(50)}***xx`, cut: true });
+    // A bound in the middle of a character cuts before it.
+    expect(loggedBody(Buffer.from(`a${'é'.repeat(60)}`), 10)).toEqual({
+      size: 121,
+      text: 'aéééé',
+      cut: true,
+    });
+    expect(loggedBody(Buffer.from('short'), 105)).toEqual({ size: 5, text: 'short' });
+    expect(loggedBody(Buffer.from('no bodies kept'), 0)).toEqual({ size: 14 });
+  });
+
+  test('a body that is not UTF-8 is kept as base64, masked as bytes', () => {
+    const key = 'binary-secret-77';
+    new Client(testConfig('http://127.0.0.1:9/v1', { apiKey: key }));
+    const body = Buffer.concat([
+      Buffer.from([0xff, 0xfe, 0x00]),
+      Buffer.from(key, 'latin1'),
+      Buffer.from([0x80]),
+    ]);
+    const logged = loggedBody(body, 1024);
+    expect(logged.encoding).toBe('base64');
+    const decoded = Buffer.from(logged.text!, 'base64').toString('latin1');
+    expect(decoded).not.toContain(key);
+    expect(decoded).toContain(MASK);
+  });
+});
+
+describe('reading the log back', () => {
+  test('every file of the folder, oldest first; lines that do not parse or of another version are skipped', () => {
+    const dir = path.join(work, 'read');
+    const line = (startedAt: string, check: string): string =>
+      JSON.stringify({ v: 1, requirement: 'X', check, startedAt } as Partial<LoggedExchange>);
+    expect(readExchangeLog(dir)).toEqual([]); // a folder that does not exist holds none
+    mkdirSync(dir);
+    writeFileSync(path.join(dir, '1-1.ndjson'), `${line('2026-01-01T00:00:02.000Z', 'b')}\n{"v":1,"cut`);
+    writeFileSync(
+      path.join(dir, '1-2.ndjson'),
+      `${line('2026-01-01T00:00:01.000Z', 'a')}\n${JSON.stringify({ v: 2 })}\n${line('2026-01-01T00:00:03.000Z', 'c')}\n`,
+    );
+    writeFileSync(path.join(dir, 'notes.txt'), 'not a log');
+    expect(readExchangeLog(dir).map((x) => x.check)).toEqual(['a', 'b', 'c']);
+  });
+});
+
+describe('the key in a scheme: Authorization: <scheme> <key>', () => {
+  test('the configured key, a wrong one in the same scheme, none without Authorization at all', async () => {
+    const seen: (string | undefined)[] = [];
+    server = await httpServer((req, res) => {
+      seen.push(req.headers.authorization);
+      expect(req.headers['x-api-key']).toBeUndefined();
+      req.resume();
+      res.end('{}');
+    });
+    const api = new Client(testConfig(server.url, { apiKey: 'tok-123', apiKeyScheme: 'Bearer' }));
+    await api.get('/pets');
+    await api.get('/pets', { auth: 'wrong' });
+    await api.get('/pets', { auth: 'none' });
+    expect(seen[0]).toBe('Bearer tok-123');
+    expect(seen[1]).toMatch(/^Bearer wrong-[0-9a-f]{16}$/);
+    expect(seen[2]).toBeUndefined();
+    // The whole value is masked wherever it is shown.
+    const res = await api.get('/pets');
+    expect(res.exchange.requestHeaders.authorization).toBe(MASK);
+    expect(res.reproduce).toContain(`-H 'authorization: ${MASK}'`);
+    expect(res.reproduce).not.toContain('tok-123');
+  });
+});
