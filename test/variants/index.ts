@@ -7,6 +7,7 @@ import { combinedVariants } from './faulty/combined.ts';
 import { createVariants } from './faulty/create.ts';
 import { crossVariants } from './faulty/cross.ts';
 import { listVariants } from './faulty/list.ts';
+import { schemeVariants } from './faulty/scheme.ts';
 import { showVariants } from './faulty/show.ts';
 import { hostileVariants } from './hostile.ts';
 import type { Variant } from './variant.ts';
@@ -18,6 +19,7 @@ export const variants: Variant[] = [
   ...createVariants,
   ...showVariants,
   ...crossVariants,
+  ...schemeVariants,
   ...combinedVariants,
   ...conformantVariants,
   ...hostileVariants,
