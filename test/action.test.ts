@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${VAR} is the config file's own syntax here, not a template
 // The GitHub Action (action.yml), run here as the runner would run it: its steps executed with bash
 // in order, inputs handed over through the step's env as GitHub does, in a copy of the repository
 // standing for the action's checkout (its install step runs npm ci there for real), with stand-in
@@ -124,7 +125,23 @@ beforeAll(async () => {
   const faulty = await reference({ wrap: acceptAnyLimit });
   closers.push(() => faulty.close());
   const port = await closedPort();
-  [runs.reference, runs.faulty, runs.unreachable] = await Promise.all([
+  // A config file in the workspace, as a team keeps one in its repository; its key from the step's env.
+  const configDir = path.join(work, 'workspace', 'config', 'ci');
+  mkdirSync(configDir, { recursive: true });
+  writeFileSync(
+    path.join(configDir, 'conformance.yaml'),
+    [
+      'target: faulty',
+      'only: LIST-LIMIT',
+      'strict: true',
+      'targets:',
+      '  faulty:',
+      `    baseUrl: ${faulty.url}`,
+    ]
+      .concat(['    apiKey: ${CONFORMANCE_KEY}', ''])
+      .join('\n'),
+  );
+  [runs.reference, runs.faulty, runs.unreachable, runs.config] = await Promise.all([
     runStep(check(), { flags: '--only LIST' }, 'reference'),
     runStep(
       check(),
@@ -137,6 +154,7 @@ beforeAll(async () => {
       'faulty',
     ),
     runStep(check(), { 'base-url': `http://127.0.0.1:${port}/v1` }, 'unreachable'),
+    runStep(check(), { config: 'ci/conformance.yaml' }, 'config', { CONFORMANCE_KEY: KEY }),
   ]);
 }, 420_000);
 
@@ -151,7 +169,13 @@ const shown = (r: StepRun | undefined) =>
 describe('action.yml', () => {
   test('is a composite action whose steps run bash, with inputs only through env (no expression inside a script)', () => {
     expect(action.runs.using).toBe('composite');
-    expect(Object.keys(action.inputs).sort()).toEqual(['api-key', 'base-url', 'flags', 'report-dir']);
+    expect(Object.keys(action.inputs).sort()).toEqual([
+      'api-key',
+      'base-url',
+      'config',
+      'flags',
+      'report-dir',
+    ]);
     for (const step of action.runs.steps) {
       expect(step.uses, `${step.name} uses another action`).toBeUndefined();
       expect(step.shell).toBe('bash');
@@ -213,5 +237,27 @@ describe('the check step', () => {
     expect(r.result.stdout).toMatch(
       /^::error title=petstore-conformance::could not judge: target unreachable: /m,
     );
+  });
+});
+
+describe('the config input', () => {
+  test('reads the file named, relative to the workspace, its key from the step’s env; the key reaches no file', () => {
+    const r = runs.config!;
+    expect(r.result.code, shown(r)).toBe(1);
+    expect(r.result.stdout).toContain('config:  ci/conformance.yaml');
+    expect(r.outputs).toEqual({
+      'exit-code': '1',
+      verdict: 'non-conformant',
+      'report-dir': 'reports/conformance',
+    });
+    const summary = readJson(path.join(r.workspace, 'reports', 'conformance', 'summary.json'));
+    expect(summary).toMatchObject({
+      configFile: path.join('ci', 'conformance.yaml'),
+      options: { strict: true },
+    });
+    expect(summary.options.only).toEqual(['LIST-LIMIT']);
+    expect(`${r.result.stdout}${r.result.stderr}${r.summary}`).not.toContain(KEY);
+    for (const file of ['summary.json', 'exchanges.har', 'summary.md'])
+      expect(readFileSync(path.join(r.workspace, 'reports', 'conformance', file), 'utf8')).not.toContain(KEY);
   });
 });

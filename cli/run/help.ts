@@ -16,11 +16,12 @@ Usage: petstore-conformance [options]
 
 Target (none: the bundled reference implementation is started on a free loopback port and checked)
   --base-url <url>          the deployment, including its /v1 prefix (env ${ENV.baseUrl})
-  --target <name>           production or staging: the base URL is read from ${ENV.productionUrl}
-                            or ${ENV.stagingUrl}
+  --target <name>           a target of the config file's targets; production and staging also
+                            read their base URL from ${ENV.productionUrl} or ${ENV.stagingUrl}
   --api-key <key>           sent on every request; never printed or reported (env ${ENV.apiKey})
   --api-key-header <name>   the header that carries the key (default ${DEFAULTS.apiKeyHeader})
   --api-key-query <name>    carry the key in this query parameter instead
+  --api-key-scheme <name>   send it as Authorization: <name> <key> (Bearer, ApiKey, Token…)
   --auth-required           also check that requests without the key, or with a wrong one, are
                             refused with 401 or 403 (without --api-key only these refusal checks
                             can pass; the bundled reference needs --api-key for it)
@@ -48,16 +49,29 @@ What to check
 Reports
   --report-dir <dir>        where reports go (default ${DEFAULTS.reportDir}; the previous run moves beside
                             it: reports/previous, or <dir>.previous for any other folder):
-                            summary.json, junit.xml, summary.md, allure-results/
+                            summary.json, junit.xml, summary.md, ctrf-report.json,
+                            allure-results/, exchanges.har (every exchange, masked)
+  --no-har                  do not write exchanges.har
   --html                    also render the Allure HTML report into <dir>/allure-report (no Java)
+  --events <file>           the run as it happens, one JSON object a line (- for stdout; the
+                            console then goes to stderr)
   --annotations <kind>      github: one ::error line per failed gating requirement, for GitHub
                             Actions (the default when GITHUB_ACTIONS=true); none: no such lines
+
+Config file
+  --config <file>           read settings from this JSON or YAML file (default: the
+                            petstore-conformance.config.json or .yaml of the working folder):
+                            the long options in camelCase (baseUrl, timeoutMs, …), named targets
+                            under targets, \${VAR} for values from the environment (the API key
+                            only that way); schema: schemas/config.schema.json
+  --no-<switch>             turn off a switch the file turns on (--no-strict, --no-read-only…)
 
   -h, --help                this text
   -v, --version             the version
 
-Flags win over environment variables, which win over defaults. Colours: on a terminal, never with
-NO_COLOR set, always with FORCE_COLOR=1 (FORCE_COLOR=0 turns them off).
+Flags win over environment variables, which win over the config file, which wins over defaults.
+Colours: on a terminal, never with NO_COLOR set, always with FORCE_COLOR=1 (FORCE_COLOR=0 turns
+them off).
 
 Subcommands
   requirements              list every requirement: id, level, what it needs, title (--json too)

@@ -10,6 +10,7 @@ import { afterAll, describe, expect, test } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { UsageError } from '../../cli/record/errors.ts';
 import { CONFIG_NAMES, configKey, configKeys } from '../../cli/run/config-file.ts';
+import { helpText } from '../../cli/run/help.ts';
 import { type Invocation, OPTIONS, parseInvocation } from '../../cli/run/options.ts';
 import { type Json, ROOT } from '../helpers/cli.ts';
 import { shippedSchema } from '../helpers/schemas.ts';
@@ -59,6 +60,14 @@ describe('the keys come from the one option table', () => {
         .filter((name) => !['config', 'help', 'version'].includes(name))
         .sort(),
     );
+  });
+
+  test('--help names every option of the table', () => {
+    const help = helpText('1.0.0');
+    const missing = Object.keys(OPTIONS).filter(
+      (name) => !help.includes(`--${name} `) && !help.includes(`--${name},`) && !help.includes(`--no-${name} `),
+    );
+    expect(missing).toEqual([]);
   });
 
   test('the shipped JSON Schema has a key for every option, and none other, at the top and in each target', () => {

@@ -27,6 +27,8 @@ describe('the tarball', () => {
       'spec/requirements.yaml',
       'suites/vitest.shared.ts',
       'suites/harness/client.ts',
+      'schemas/config.schema.json',
+      'schemas/events.schema.json',
       'LICENSE',
       'README.md',
       'package.json',
