@@ -65,7 +65,8 @@ describe('the keys come from the one option table', () => {
   test('--help names every option of the table', () => {
     const help = helpText('1.0.0');
     const missing = Object.keys(OPTIONS).filter(
-      (name) => !help.includes(`--${name} `) && !help.includes(`--${name},`) && !help.includes(`--no-${name} `),
+      (name) =>
+        !help.includes(`--${name} `) && !help.includes(`--${name},`) && !help.includes(`--no-${name} `),
     );
     expect(missing).toEqual([]);
   });
