@@ -64,6 +64,10 @@ export interface ConfigFile {
   readonly shown: string;
   /** The names under `targets`. */
   readonly targets: readonly string[];
+  /** The options set at the top level (not in a target), by option name. */
+  readonly topLevel: ReadonlySet<string>;
+  /** The top level's `target`, its `${VAR}`s expanded; undefined when it has none. */
+  defaultTarget(): string | undefined;
   /**
    * The file's settings for a run against `target` (the top level, then `targets[target]` over it),
    * as parseArgs would give them: `${VAR}`s expanded (an unset one is a UsageError), paths made
@@ -213,6 +217,11 @@ export function readConfigFile(
     path: file,
     shown,
     targets: [...targets.keys()],
+    topLevel: new Set(top.keys()),
+    defaultTarget() {
+      const raw = top.get('target');
+      return raw === undefined ? undefined : (expand(raw) as string);
+    },
     settings(target) {
       const merged = new Map(top);
       for (const [option, raw] of targets.get(target ?? '') ?? []) merged.set(option, raw);
@@ -220,7 +229,9 @@ export function readConfigFile(
       const labels = new Map<string, string>();
       for (const [option, raw] of merged) {
         let value = expand(raw);
-        if (options[option]?.value === 'path' && typeof value === 'string') value = path.resolve(dir, value);
+        // A path is relative to the file's folder; "-" (standard output, for events) is no path.
+        if (options[option]?.value === 'path' && typeof value === 'string' && value !== '-')
+          value = path.resolve(dir, value);
         values[option] = value;
         labels.set(option, `${raw.at.slice(2)} in ${shown}`);
       }

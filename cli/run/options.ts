@@ -400,10 +400,9 @@ function parse(argv: readonly string[]) {
  */
 function chooseTarget(flags: Flags, env: Env, file: ConfigFile | undefined): Sources {
   if (file === undefined) return { flags, env, file: undefined };
-  const top = file.settings(undefined);
   const elsewhere = flags['base-url'] !== undefined || envValue(env, ENV.baseUrl) !== undefined;
-  const name = flags.target ?? (elsewhere ? undefined : (top.values.target as string | undefined));
-  return { flags, env, file: name === undefined ? top : file.settings(name) };
+  const name = flags.target ?? (elsewhere ? undefined : file.defaultTarget());
+  return { flags, env, file: file.settings(name) };
 }
 
 /**
@@ -451,10 +450,11 @@ function resolveTarget(sources: Sources, file: ConfigFile | undefined, warnings:
   if (fromEnv !== undefined) return url(fromEnv, ENV.baseUrl, ENV.baseUrl);
   const fileUrl = fileValues['base-url'];
   const fileTarget = fileValues.target;
-  if (typeof fileUrl === 'string' && typeof fileTarget === 'string' && !file!.targets.includes(fileTarget)) {
-    throw new UsageError(`baseUrl and target in ${file!.shown} exclude each other: give one`);
+  if (typeof fileTarget === 'string') {
+    if (file!.topLevel.has('base-url'))
+      throw new UsageError(`baseUrl and target in ${file!.shown} exclude each other: give one`);
+    return named(fileTarget, `target ${fileTarget} in ${file!.shown}`);
   }
-  if (typeof fileTarget === 'string') return named(fileTarget, `target ${fileTarget} in ${file!.shown}`);
   if (typeof fileUrl === 'string') return url(fileUrl, sources.file!.label('base-url'), file!.shown);
   return { kind: 'reference' };
 }

@@ -10,7 +10,7 @@
  * bound (the rest only counted), masked before they are cut. Nothing is kept in memory.
  */
 import { isUtf8 } from 'node:buffer';
-import { mkdirSync, openSync, writeSync } from 'node:fs';
+import { appendFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { threadId } from 'node:worker_threads';
 import type { ExchangeResult, SentRequest } from './exchange.ts';
@@ -244,18 +244,20 @@ export function operationMatcher(
   };
 }
 
-/** One file per worker thread, opened once: lines of one writer never interleave with another's. */
+/**
+ * One file per worker thread: lines of one writer never interleave with another's. Opened and
+ * closed for each line (a few microseconds), so that no descriptor outlives the worker and the
+ * staging folder can be removed whatever the platform.
+ */
 function append(dir: string, line: string): void {
   const key = Symbol.for('petstore-conformance.exchange-log');
-  const holder = globalThis as { [key]?: Map<string, number> };
-  holder[key] ??= new Map();
-  let fd = holder[key].get(dir);
-  if (fd === undefined) {
+  const holder = globalThis as { [key]?: Set<string> };
+  holder[key] ??= new Set();
+  if (!holder[key].has(dir)) {
     mkdirSync(dir, { recursive: true });
-    fd = openSync(path.join(dir, `${process.pid}-${threadId}.ndjson`), 'a', 0o600);
-    holder[key].set(dir, fd);
+    holder[key].add(dir);
   }
-  writeSync(fd, line);
+  appendFileSync(path.join(dir, `${process.pid}-${threadId}.ndjson`), line, { mode: 0o600 });
 }
 
 function round(ms: number): number {

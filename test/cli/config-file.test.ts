@@ -169,6 +169,7 @@ describe('what a file may hold', () => {
     const plan = run(dir, ['--config', 'ci/c.yaml']);
     expect(plan.reportDir).toBe(path.join(dir, 'reports', 'ci'));
     expect(plan.events).toBe(path.join(dir, 'ci', 'events.ndjson'));
+    expect(run(folderWith({ 'petstore-conformance.config.yaml': 'events: "-"\n' })).events).toBe('-');
   });
 
   test('an unknown key is a usage error naming the file, the path and the keys it could be', () => {
@@ -306,6 +307,37 @@ describe('named targets', () => {
     const plan = run(dir, ['--base-url', 'http://other.example/v1']);
     expect(plan.target).toMatchObject({ baseUrl: 'http://other.example/v1' });
     expect(plan.config.apiKeyScheme).toBeUndefined();
+  });
+
+  test('a target’s setting replaces the top level’s, whose variable then need not be set', () => {
+    const layered = folderWith({
+      'petstore-conformance.config.yaml': yaml([
+        'apiKey: ${DEFAULT_KEY}',
+        'targets:',
+        '  qa:',
+        '    baseUrl: http://qa.example/v1',
+        '    apiKey: ${QA_KEY}',
+      ]),
+    });
+    expect(run(layered, ['--target', 'qa'], { QA_KEY: 'q' }).config.apiKey).toBe('q');
+    expect(usage(layered, ['--base-url', 'http://x/v1'], { QA_KEY: 'q' })).toContain(
+      '$.apiKey: ${DEFAULT_KEY} is not set',
+    );
+  });
+
+  test('baseUrl and target at the top level exclude each other, as --base-url and --target do', () => {
+    const both = folderWith({
+      'petstore-conformance.config.yaml': yaml([
+        'baseUrl: http://a/v1',
+        'target: qa',
+        'targets:',
+        '  qa:',
+        '    baseUrl: http://qa/v1',
+      ]),
+    });
+    expect(usage(both)).toBe(
+      'baseUrl and target in petstore-conformance.config.yaml exclude each other: give one',
+    );
   });
 
   test('a target nobody defines says where to define it', () => {
