@@ -51,7 +51,7 @@ function entryOf(x: LoggedExchange): Entry {
   const response = x.response;
   const entry: Entry & Record<`_${string}`, unknown> = {
     startedDateTime: x.startedAt,
-    time: x.timings.blocked + x.timings.wait + x.timings.receive,
+    time: Math.round((x.timings.blocked + x.timings.wait + x.timings.receive) * 100) / 100,
     request: {
       method: x.request.method,
       url: x.request.url,

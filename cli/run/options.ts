@@ -431,8 +431,10 @@ function resolveTarget(sources: Sources, file: ConfigFile | undefined, warnings:
     const fromEnv = variable === undefined ? undefined : envValue(env, variable);
     if (fromEnv !== undefined) return url(fromEnv, variable!, how);
     const inFile = file?.targets.includes(name) ? fileValues['base-url'] : undefined;
-    if (typeof inFile === 'string')
-      return url(inFile, sources.file!.label('base-url'), `${how}, ${file!.shown}`);
+    if (typeof inFile === 'string') {
+      const from = how.includes(file!.shown) ? how : `${how}, ${file!.shown}`;
+      return url(inFile, sources.file!.label('base-url'), from);
+    }
     const ways = [
       ...(variable ? [`set ${variable} to the deployment's base URL (…/v1)`] : []),
       file
