@@ -201,8 +201,10 @@ describe('publish: one path, every writer, for every run', () => {
     };
     const { outlet, printed } = outletOf(reports);
     expect(await publish(record, outlet)).toBe(1);
-    expect(reports.written).toEqual(['summary.json', 'junit.xml', 'summary.md']);
-    expect(printed.out.at(-1)).toBe(`reports: ${reports.shown} (summary.json, junit.xml, summary.md)`);
+    expect(reports.written).toEqual(['summary.json', 'junit.xml', 'summary.md', 'ctrf-report.json']);
+    expect(printed.out.at(-1)).toBe(
+      `reports: ${reports.shown} (summary.json, junit.xml, summary.md, ctrf-report.json)`,
+    );
     expect(readJson(path.join(work, 'judged.previous', 'summary.json'))).toEqual({ stale: true });
     for (const file of readdirSync(path.join(work, 'judged'))) {
       expect(readFileSync(path.join(work, 'judged', file), 'utf8')).not.toContain(SECRET);

@@ -25,7 +25,7 @@ export const schemeVariants: Variant[] = [
   {
     name: 'bearer-required',
     kind: 'conformant',
-    does: 'requires Authorization: Bearer <key>, and refuses a missing or wrong one with 401',
+    does: 'requires the key as Authorization: Bearer …, and refuses a missing or wrong one with 401',
     breaks: [],
     server: { wrap: authorizationGate((value) => value === `Bearer ${KEY}`) },
     args: schemeArgs,
@@ -41,7 +41,7 @@ export const schemeVariants: Variant[] = [
   {
     name: 'token-scheme-expected',
     kind: 'faulty',
-    does: 'expects Authorization: Token <key> while the run sends Bearer <key>',
+    does: 'expects the key as Authorization: Token … while the run sends Bearer …',
     breaks: ['AUTH-KEY-ACCEPTED'],
     blocks: 'every other',
     server: { wrap: authorizationGate((value) => value === `Token ${KEY}`) },
