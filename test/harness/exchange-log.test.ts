@@ -44,7 +44,12 @@ function logged(baseUrl: string, fields: Parameters<typeof testConfig>[1] = {}, 
   const log = settings(bodyBytes);
   const config = testConfig(baseUrl, fields);
   const sink = exchangeSink(log, baseUrl, { requirement: 'LIST-OK', check: 'LIST-OK the list [case]' })!;
-  return { api: new Client(config, { log: sink }), read: () => readExchangeLog(log.dir), dir: log.dir };
+  // The lines of a turn of the event loop are written at its end.
+  const read = async () => {
+    await new Promise((resolve) => setImmediate(resolve));
+    return readExchangeLog(log.dir);
+  };
+  return { api: new Client(config, { log: sink }), read, dir: log.dir };
 }
 
 const echo = (status = 200) =>
@@ -67,7 +72,7 @@ describe('every exchange is logged, one line each', () => {
     await api.get('/pets', { query: { limit: 3 } });
     await api.post('/pets', { json: { id: 7n, name: 'Rex' } });
     await api.get('/pets/7');
-    const [list, create, show] = read();
+    const [list, create, show] = await read();
     expect(list).toMatchObject({
       v: 1,
       requirement: 'LIST-OK',
@@ -103,7 +108,7 @@ describe('every exchange is logged, one line each', () => {
     server = await silentServer();
     const { api, read } = logged(server.url, { timeoutMs: 200 });
     await expect(api.get('/pets')).rejects.toBeInstanceOf(ConformanceError);
-    const [x] = read();
+    const [x] = await read();
     expect(x?.response).toBeUndefined();
     expect(x?.error).toMatch(/no complete response within 200 ms/);
     expect(x?.timings.receive).toBe(0);
@@ -111,8 +116,9 @@ describe('every exchange is logged, one line each', () => {
 
   test('each worker thread writes a file of its own in the log folder', async () => {
     server = await echo();
-    const { api, dir } = logged(server.url);
+    const { api, dir, read } = logged(server.url);
     await api.get('/pets');
+    await read();
     expect(readdirSync(dir)).toEqual([expect.stringMatching(/^\d+-\d+\.ndjson$/)]);
   });
 });
@@ -131,13 +137,13 @@ describe('masked before it is written', () => {
       body: `a body with ${key} in it`,
       headers: { cookie: 'mine=1' },
     });
+    const [x] = await read();
     const text = readdirSync(dir)
       .map((name) => readFileSync(path.join(dir, name), 'utf8'))
       .join('');
     expect(text).not.toContain(key);
     expect(text).not.toContain(encodeURIComponent(key));
     expect(text).not.toContain('abc123');
-    const [x] = read();
     expect(x?.request.headers).toMatchObject({ 'x-api-key': MASK, cookie: MASK });
     expect(x?.response?.headers).toMatchObject({ 'set-cookie': MASK, 'x-echo': MASK });
     expect(x?.request.body?.text).toBe(`a body with ${MASK} in it`);
