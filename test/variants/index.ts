@@ -1,6 +1,7 @@
 /**
  * Every variant, in a stable order: the faulty ones by operation (list, create, show, then those
- * across operations, then faults combined), the conformant ones, the hostile ones. Names are unique across all.
+ * across operations, then faults combined, then faults of kinds the checks were not written
+ * against), the conformant ones, the hostile ones. Names are unique across all.
  */
 import { conformantVariants } from './conformant.ts';
 import { combinedVariants } from './faulty/combined.ts';
@@ -8,6 +9,7 @@ import { createVariants } from './faulty/create.ts';
 import { crossVariants } from './faulty/cross.ts';
 import { listVariants } from './faulty/list.ts';
 import { showVariants } from './faulty/show.ts';
+import { unplantedVariants } from './faulty/unplanted.ts';
 import { hostileVariants } from './hostile.ts';
 import type { Variant } from './variant.ts';
 
@@ -19,6 +21,7 @@ export const variants: Variant[] = [
   ...showVariants,
   ...crossVariants,
   ...combinedVariants,
+  ...unplantedVariants,
   ...conformantVariants,
   ...hostileVariants,
 ];
