@@ -4,6 +4,7 @@
  */
 import type { Catalog, Level, Requirement } from '../spec/catalog.ts';
 import { EXCLUDED, NOT_SELECTED, selectionSkipReason, isSelected as selects } from '../spec/select.ts';
+import { resolveBlocking } from './blocking.ts';
 
 export { EXCLUDED, NOT_SELECTED };
 
@@ -28,6 +29,18 @@ export interface ServerErrorSeen {
 /** The MUST that no request of the suite is answered with a 5xx: every test's 5xx answers fail it. */
 export const NO_5XX_ID = 'ANY-NO-5XX';
 
+/**
+ * A failure of another requirement's rule that a test saw while checking its own (task.meta.findings):
+ * an answer that disagrees with what the run created (suites/harness/model.ts). It fails the
+ * requirement it names, not the test that saw it; masked.
+ */
+export interface Finding {
+  readonly requirementId: string;
+  readonly expected: string;
+  readonly received: string;
+  readonly reproduce: string;
+}
+
 /** One vitest test, reduced to what the roll-up needs. */
 export interface TestOutcome {
   /** From testCase.meta().requirementId; undefined when a test carries none (a suite bug). */
@@ -49,6 +62,8 @@ export interface TestOutcome {
   readonly blockedBy?: readonly string[];
   /** Failed by an exception of the check itself, not an HTTP expectation: a bug of the suite. */
   readonly suiteError?: string;
+  /** Failures of other requirements' rules this test saw (the first few). */
+  readonly findings?: readonly Finding[];
 }
 
 export interface RequirementResult {
@@ -137,6 +152,9 @@ export function rollUp(
   const fiveHundreds = outcomes.flatMap((o) =>
     (o.serverErrors ?? []).map((e) => ({ ...e, checking: o.requirementId ?? o.name })),
   );
+  const findings = outcomes.flatMap((o) =>
+    (o.findings ?? []).map((f) => ({ ...f, checking: o.requirementId ?? o.name })),
+  );
   const results = catalog.requirements.map((r): RequirementResult => {
     const tests = byId.get(r.id) ?? [];
     const count = (s: Status) => tests.filter((t) => t.state === s).length;
@@ -164,6 +182,22 @@ export function rollUp(
         message: describeFailure({ message: received, expected, received }),
         expected,
         received,
+        reproduce: first.reproduce,
+        gating: gates(r.level, options.strict),
+      };
+    }
+    const found = findings.filter((f) => f.requirementId === r.id);
+    if (failed.length === 0 && found.length > 0) {
+      // Its rule broken in an answer another check received: it fails, naming that check.
+      const [first] = found as [(typeof found)[0], ...typeof found];
+      const others = new Set(found.map((f) => f.checking)).size - 1;
+      const seen = ` (seen while checking ${first.checking}${others > 0 ? `, and by ${others} other check(s)` : ''})`;
+      return {
+        ...base,
+        status: 'failed',
+        message: `${describeFailure({ ...first, message: first.received })}${seen}`,
+        expected: first.expected,
+        received: `${first.received}${seen}`,
         reproduce: first.reproduce,
         gating: gates(r.level, options.strict),
       };
@@ -207,7 +241,8 @@ export function rollUp(
     return { ...base, status: 'skipped', message: 'no test reported on this requirement', gating: false };
   });
 
-  const judged = results.map((r) => unblockWhereTheBlockerPassed(r, results));
+  // Every blockedBy then names failed requirements only (cli/blocking.ts).
+  const judged = resolveBlocking(results);
   const totals = {
     passed: judged.filter((r) => r.status === 'passed').length,
     failed: judged.filter((r) => r.status === 'failed').length,
@@ -223,34 +258,6 @@ export function rollUp(
 /** Whether a result is blocked: skipped because requirements it depends on failed. */
 export function isBlockedResult(r: RequirementResult): boolean {
   return r.status === 'skipped' && r.blockedBy !== undefined && r.blockedBy.length > 0;
-}
-
-/**
- * A blocked requirement whose blockers all passed their own checks met a real failure that those
- * checks did not see (a create refused only for this check's pet, say): it fails, with that evidence.
- */
-function unblockWhereTheBlockerPassed(
-  r: RequirementResult,
-  results: readonly RequirementResult[],
-): RequirementResult {
-  if (!isBlockedResult(r)) return r;
-  const blockers = (r.blockedBy ?? []).map((id) => results.find((other) => other.id === id));
-  if (!blockers.every((b) => b?.status === 'passed')) return r;
-  const { blockedBy: _blockedBy, ...rest } = r;
-  const detail = describeFailure({ message: r.message ?? '', ...pick(r) });
-  return {
-    ...rest,
-    status: 'failed',
-    message: `${detail} (a precondition of this check failed, although ${(r.blockedBy ?? []).join(', ')} passed its own checks)`,
-  };
-}
-
-function pick(r: RequirementResult): Pick<Failure, 'expected' | 'received' | 'reproduce'> {
-  return {
-    ...(r.expected === undefined ? {} : { expected: r.expected }),
-    ...(r.received === undefined ? {} : { received: r.received }),
-    ...(r.reproduce === undefined ? {} : { reproduce: r.reproduce }),
-  };
 }
 
 /**

@@ -203,4 +203,3 @@ export const unplantedVariants: Variant[] = [
     server: { wrap: storesNothing },
   },
 ];
-
