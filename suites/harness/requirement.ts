@@ -7,6 +7,7 @@ import { type ApiResponse, Client, type ServerErrorSeen } from './client.ts';
 import { type Config, REQUIREMENTS_KEY } from './config.ts';
 import { type Contract, loadContract } from './contract.ts';
 import { isConformanceError } from './errors.ts';
+import { type Finding, type Model, runModel } from './model.ts';
 import { freshId, newPet, type PetInput, runConfig } from './run.ts';
 
 declare module 'vitest' {
@@ -18,6 +19,11 @@ declare module 'vitest' {
     exchangeCount?: number;
     /** The first 5xx answers the test received (ANY-NO-5XX fails on them, whatever the test checks). */
     serverErrors?: ServerErrorSeen[];
+    /**
+     * Answers the test received that break another requirement's rule, as the run's model sees them
+     * (model.ts): the roll-up fails the requirement each names, not this test.
+     */
+    findings?: Finding[];
     /** The test was not judged: these requirements' failures block it (its skip note says how). */
     blockedBy?: string[];
     /** What a blocked test needed, what came back, and the curl line (masked). */
@@ -37,6 +43,8 @@ export interface CheckContext {
   readonly config: Config;
   readonly contract: Contract;
   readonly requirement: Requirement;
+  /** What the run created, refused and saw (model.ts): every answer of `api` is held against it. */
+  readonly model: Model;
   /** Skips for a reason the data gives (e.g. "the list is empty, so there is no pet to show"). */
   skip(reason: string): never;
   /** Records an observation the reports show (e.g. the status /store/orders answered). */
@@ -159,13 +167,15 @@ function define(r: Requirement, row: Row | undefined, check: Check): void {
     await labelRequirement(r, caseLabel);
     const reason = skipReason(r, config, row?.needs);
     if (reason) ctx.skip(reason);
-    const api = new Client(config, { signal: ctx.signal });
+    const model = await runModel(config);
+    const api = new Client(config, { signal: ctx.signal, model });
     const contract = await loadContract();
     const context: CheckContext = {
       api,
       config,
       contract,
       requirement: r,
+      model,
       skip: (why) => ctx.skip(why),
       note: async (message) => {
         await ctx.annotate(message, 'observation');
@@ -193,6 +203,7 @@ function define(r: Requirement, row: Row | undefined, check: Check): void {
     } finally {
       ctx.task.meta.exchangeCount = api.exchanges.length;
       if (api.serverErrors.length > 0) ctx.task.meta.serverErrors = [...api.serverErrors];
+      if (api.findings.length > 0) ctx.task.meta.findings = [...api.findings];
     }
   });
 }

@@ -57,45 +57,57 @@ function notFound(res: { headers: Record<string, unknown> }, id: string) {
 const isPet = (v: Json): v is Record<string, Json> => typeof v === 'object' && v !== null && 'id' in v;
 
 /**
- * A store that reads the collection, waits (an await, as a database round trip would), and writes
- * back what it read plus the new pet: creates that overlap overwrite each other, and all but the last
- * to write are lost, though each was answered 201. A create that has the store to itself is kept.
- * The reference validates and answers as usual; what is lost is left out of lists and shown as 404.
+ * A store that keeps the pets in numbered slots and adds one by reading how many there are, waiting
+ * (an await, as a database round trip would), and writing the pet into the next slot: creates that
+ * overlap read the same count and write the same slot, and all but the last to write are lost, though
+ * each was answered 201. A create that has the store to itself is kept, and no pet is lost but by a
+ * create it overlapped with. The reference validates and answers as usual; lists and shows are served
+ * from the slots.
  */
 function readModifyWrite(waitMs: number): Wrap {
-  let visible = new Set<string>();
-  const hidden = (id: string) => !visible.has(id);
-  const keep = rewriteResponse((res, req) => {
-    if (!(isList(req) || isShow(req)) || res.status !== 200) return res;
-    const body = jsonOf(res.body);
-    if (isShow(req)) return isPet(body) && hidden(idText(body.id)) ? notFound(res, idText(body.id)) : res;
-    if (!Array.isArray(body)) return res;
-    const kept = body.filter((pet) => !isPet(pet) || !hidden(idText(pet.id)));
-    return { ...res, body: Buffer.from(stringify(kept) ?? '[]') };
+  const slots: string[] = [];
+  const visible = new Set<string>();
+  const serve = rewriteResponse((res, req) => {
+    if (res.status !== 200) return res;
+    if (isShow(req)) {
+      const pet = jsonOf(res.body);
+      return isPet(pet as Json) && !visible.has(idText((pet as Record<string, Json>).id))
+        ? notFound(res, shownId(req.path))
+        : res;
+    }
+    if (!isList(req)) return res;
+    // The reference accepted the limit, so it is an integer of at most 100.
+    const limit = req.query.has('limit') ? Number(req.query.get('limit')) : 100;
+    return { ...res, body: Buffer.from(`[${slots.slice(0, Math.max(0, limit)).join(',')}]`) };
   });
   return (handler) => {
-    const served = keep(handler);
+    const served = serve(handler);
     return (req, res) => {
       if (req.method !== 'POST' || !isCreateRequest(req)) return served(req, res);
-      // Read before the reference stores the pet, write after it answered: the await between.
-      const read = new Set(visible);
-      const end = res.end.bind(res);
+      const slot = slots.length; // read
       const writeHead = res.writeHead.bind(res);
+      const end = res.end.bind(res);
       let head: unknown[] | undefined;
-      const chunks: unknown[] = [];
+      const chunks: Buffer[] = [];
       res.writeHead = ((...args: unknown[]) => {
         head = args;
         return res;
       }) as typeof res.writeHead;
       res.end = ((chunk?: unknown) => {
-        if (chunk !== undefined && typeof chunk !== 'function') chunks.push(chunk);
+        if (chunk !== undefined && chunk !== null && typeof chunk !== 'function')
+          chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk)));
         const status = Number(head?.[0] ?? res.statusCode);
-        const body = Buffer.concat(chunks.map((c) => (Buffer.isBuffer(c) ? c : Buffer.from(String(c)))));
+        const body = Buffer.concat(chunks);
         setTimeout(() => {
-          if (status >= 200 && status <= 299) {
-            const pet = jsonOf(body);
-            if (isPet(pet as Json)) read.add(idText((pet as Record<string, Json>).id));
-            visible = read;
+          const pet = status >= 200 && status <= 299 ? jsonOf(body) : undefined;
+          if (isPet(pet as Json)) {
+            // write: whatever another create wrote into this slot meanwhile is lost
+            const id = idText((pet as Record<string, Json>).id);
+            const before = slots[slot];
+            if (before !== undefined)
+              visible.delete(idText((jsonOf(Buffer.from(before)) as Record<string, Json>).id));
+            slots[slot] = body.toString('utf8');
+            visible.add(id);
           }
           if (head) writeHead(...(head as Parameters<typeof res.writeHead>));
           end(body);
@@ -189,7 +201,7 @@ export const unplantedVariants: Variant[] = [
   {
     name: 'read-modify-write',
     kind: 'faulty',
-    does: 'stores a pet by reading the collection, waiting 3 ms and writing it back with the pet added, so that overlapping creates are lost',
+    does: 'stores a pet by reading how many it keeps, waiting 3 ms and writing the pet into the next slot, so that overlapping creates overwrite each other',
     breaks: ['CREATE-CONCURRENT'],
     blocks: LOST_PETS_BLOCK,
     server: { wrap: readModifyWrite(3) },
