@@ -40,6 +40,8 @@ export interface Finding {
   readonly expected: string;
   readonly received: string;
   readonly reproduce: string;
+  /** The id of the pet the answer got wrong (the model's findings; not reported). */
+  readonly petId?: string;
 }
 
 /** The fields of a Pet the model compares, besides the id. */
@@ -237,6 +239,7 @@ export class Model {
         return this.finding(w, beyond ? 'CREATE-INT64-EXACT' : 'SHOW-OK', {
           expected: `pet ${asked}, which the run created, shown with its id digit for digit`,
           received: `${status} with id ${shownId}`,
+          petId: asked,
         });
       }
       return this.judgeFields(w, asked, pet, `${status}`);
@@ -281,6 +284,7 @@ export class Model {
       expected: describeSent(id, created.fields!),
       received: `${how} with ${diffs.join(', ')}${others}`,
       createdBy: created,
+      petId: id,
     });
   }
 
@@ -314,7 +318,7 @@ export class Model {
   private finding(
     w: Watch,
     requirementId: string,
-    what: { expected: string; received: string; createdBy?: Attempt },
+    what: { expected: string; received: string; createdBy?: Attempt; petId?: string },
   ): Finding {
     const by = what.createdBy;
     // On the same server the read shows it again; the comment says how the pet was made.
@@ -326,6 +330,7 @@ export class Model {
       expected: redact(what.expected),
       received: redact(`${w.sent.method} ${pathOf(w.sent.url)} answered ${what.received}`),
       reproduce: redact(`${toCurl(w.sent)}${made.replace(/[\r\n]+/g, ' ')}`),
+      ...(what.petId === undefined ? {} : { petId: what.petId }),
     };
   }
 
