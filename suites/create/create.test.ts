@@ -3,6 +3,7 @@ import {
   arbitraryOf,
   blocked,
   checkGenerated,
+  checkSequences,
   clip,
   contract,
   createAndFind,
@@ -153,6 +154,13 @@ requirement('CREATE-PERSISTED', async ({ api, newPet }) => {
   const { exact } = shownPet(contract, res, 'comparing it with the pet created');
   const diffs = sameFields(exact as Record<string, unknown>, pet);
   if (diffs.length > 0) fail(res, expected, `200 with ${diffs.join(', ')}: ${clip(res.text, 300)}`);
+});
+
+// Creates, shows and lists in generated orders, each answer held against what the sequence created
+// (harness/sequences.ts): twenty short sequences at once (fewer than CREATE-CONCURRENT's 24 creates),
+// so that a deployment far away pays for a dozen round trips, not for a hundred.
+requirement.each('CREATE-PERSISTED', [{ case: 'generated sequences' }], async (ctx) => {
+  await checkSequences(ctx, { sequences: 20, maxCommands: 12 });
 });
 
 requirement.each(

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import fc from 'fast-check';
-import { blocked, isBlocked } from './blocked.ts';
+import { isBlocked } from './blocked.ts';
 import { GENERATED_BUDGET_FACTOR } from './budget.ts';
 import type { ApiResponse } from './client.ts';
 import type { Schema } from './contract.ts';
@@ -9,7 +9,7 @@ import { type ExchangeRecord, toCurl } from './exchange.ts';
 import { applyMutation, type Mutation, mutationsOf } from './generate.ts';
 import { INT64_MAX, INT64_MIN, parseBody } from './json.ts';
 import { type Finding, PET_FIELDS } from './model.ts';
-import { NOT_FOUND_AFTER_CREATE, petPath } from './pets.ts';
+import { petPath } from './pets.ts';
 import type { CheckContext } from './requirement.ts';
 import { runTag } from './run.ts';
 
@@ -27,9 +27,10 @@ import { runTag } from './run.ts';
  * Every sequence draws a fresh range of ids (B near 2^40, E below 2^32) and creates its pets from it,
  * so that sequences never meet each other, the pets of other checks or those of earlier runs; ids lie
  * near 2^40 (B + n), below -2^40 (-B - n) and at both ends of int64 (2^63 - 1 - E - n, -2^63 + E + n).
- * Creates are sent alone (model.ts): a pet lost by a sequence is not lost to a race. A failing
- * sequence is shrunk and shown as a POSIX sh script of curl -i lines that replays it from a range of
- * its own, drawn when the script runs.
+ * Sequences run several at once; a pet a sequence finds lost is judged only when its create had the
+ * server to itself (model.ts), since one lost to a race is CREATE-CONCURRENT's. A failing sequence is
+ * shrunk and shown as a POSIX sh script of curl -i lines that replays it from a range of its own,
+ * drawn when the script runs.
  */
 
 /** The requirement whose rule the sequences judge. */
@@ -113,6 +114,16 @@ interface SequenceReal {
   readonly range: IdRange;
   readonly steps: Step[];
   readonly petSchema: Schema;
+  /** No request is sent after this (performance.now()). */
+  readonly endsAt: number;
+}
+
+/** Thrown by a command that would start past the budget: the sequence ends there, unjudged. */
+class OutOfTime extends Error {}
+
+/** Sends a request of a sequence, unless the budget is spent (the sequence then ends unjudged). */
+function inTime(r: SequenceReal): void {
+  if (performance.now() >= r.endsAt) throw new OutOfTime();
 }
 
 /** Marks an id in a script line: replaced by sh arithmetic when the script is written. */
@@ -271,7 +282,8 @@ class CreateValid implements Cmd {
   ) {}
   check = () => true;
   async run(m: SequenceModel, r: SequenceReal): Promise<void> {
-    const res = await r.ctx.api.post('/pets', { json: bodyOf(r, this.target, this.pet), alone: true });
+    inTime(r);
+    const res = await r.ctx.api.post('/pets', { json: bodyOf(r, this.target, this.pet) });
     r.steps.push({
       line: scriptLine(res, this.target, r.range.id(this.target)),
       label: this.toString(),
@@ -303,7 +315,8 @@ class CreateInvalid implements Cmd {
   async run(m: SequenceModel, r: SequenceReal): Promise<void> {
     const valid = bodyOf(r, this.target, this.pet);
     const body = applyMutation(valid, this.mutation);
-    const res = await r.ctx.api.post('/pets', { json: body, alone: true });
+    inTime(r);
+    const res = await r.ctx.api.post('/pets', { json: body });
     const keepsId = typeof body === 'object' && body !== null && (body as { id?: unknown }).id === valid.id;
     r.steps.push({
       line: scriptLine(res, keepsId ? this.target : undefined, keepsId ? r.range.id(this.target) : undefined),
@@ -336,6 +349,7 @@ class ShowCreated implements Cmd {
     const created = [...m.pets.values()].filter((p) => p.state === 'created');
     const pet = created[this.n % created.length]!;
     const id = r.range.id(pet.target);
+    inTime(r);
     const res = await r.ctx.api.get(petPath(id));
     r.steps.push({
       line: scriptLine(res, pet.target, id),
@@ -343,13 +357,18 @@ class ShowCreated implements Cmd {
       exchange: res.exchange,
     });
     if (res.status === 404) {
-      // Sent alone, so not lost to a race; were it not (a create of another worker), that would be
-      // CREATE-CONCURRENT's to judge.
-      const attempts = r.ctx.model.attemptsOf(id.toString());
-      if (attempts.length > 0 && attempts.every((a) => a.overlapped))
-        blocked(NOT_FOUND_AFTER_CREATE, res, `status 200 to GET /pets/${id}, created just before`);
+      // Lost. A pet whose create overlapped another (of this sequence, of others, of other checks) may
+      // be lost to a race, which is CREATE-CONCURRENT's to judge: it is not judged further. One created
+      // while no other create was in flight is this rule's.
+      const attempts = r.ctx.model
+        .attemptsOf(id.toString())
+        .filter((a) => a.status !== undefined && isSuccess(a.status));
+      if (attempts.some((a) => a.overlapped)) {
+        pet.state = 'unknown';
+        return;
+      }
       throw new Disagreement(
-        `status 200 and pet ${id}, created alone (answered 2xx) earlier in the sequence`,
+        `status 200 and pet ${id}, created earlier in the sequence (answered 2xx) while no other create was in flight`,
         `GET /pets/${id} answered ${describe(res)}`,
         r.steps,
       );
@@ -376,6 +395,7 @@ class ShowUnknown implements Cmd {
   async run(_m: SequenceModel, r: SequenceReal): Promise<void> {
     const t = { ...this.target, slot: this.target.slot + 100 };
     const id = r.range.id(t);
+    inTime(r);
     const res = await r.ctx.api.get(petPath(id));
     r.steps.push({ line: scriptLine(res, t, id), label: this.toString(), exchange: res.exchange });
     if (isSuccess(res.status)) {
@@ -397,6 +417,7 @@ class ShowRefused implements Cmd {
     const refused = [...m.pets.values()].filter((p) => p.state === 'refused');
     const pet = refused[this.n % refused.length]!;
     const id = r.range.id(pet.target);
+    inTime(r);
     const res = await r.ctx.api.get(petPath(id));
     r.steps.push({
       line: scriptLine(res, pet.target, id),
@@ -427,6 +448,7 @@ class ShowMalformed implements Cmd {
   constructor(readonly id: string) {}
   check = () => true;
   async run(_m: SequenceModel, r: SequenceReal): Promise<void> {
+    inTime(r);
     const res = await r.ctx.api.get(petPath(this.id));
     r.steps.push({ line: toCurl(res.request), label: this.toString(), exchange: res.exchange });
     if (res.status !== 400 && res.status !== 404)
@@ -441,6 +463,7 @@ class List implements Cmd {
   constructor(readonly limit: number | undefined) {}
   check = () => true;
   async run(m: SequenceModel, r: SequenceReal): Promise<void> {
+    inTime(r);
     const res = await r.ctx.api.get(
       '/pets',
       this.limit === undefined ? {} : { query: { limit: this.limit } },
@@ -587,13 +610,16 @@ function commandsOf(mark: string, schema: Schema): fc.Arbitrary<Cmd>[] {
 }
 
 export interface SequenceOptions {
-  /** Sequences run (before any fails). */
-  readonly numRuns: number;
+  /** Sequences run at once, each from a seed of its own (config.seed + seedOffset + its number). */
+  readonly sequences: number;
   /** Requests one sequence sends at most. */
   readonly maxCommands: number;
-  /** Added to config.seed, so that tests of the same check run other sequences. */
+  /** Added to config.seed. */
   readonly seedOffset?: number;
-  /** No sequence (shrinks included) starts after this long; default GENERATED_BUDGET_FACTOR × timeoutMs. */
+  /**
+   * No request of a sequence (shrinks included) is sent after this long: the rest of that sequence
+   * passes unjudged. Default GENERATED_BUDGET_FACTOR × timeoutMs.
+   */
   readonly budgetMs?: number;
 }
 
@@ -603,10 +629,12 @@ function endsTheCheck(err: unknown): boolean {
 }
 
 /**
- * Runs generated sequences against the deployment (fc.commands with fc.asyncModelRun), seeded by
- * config.seed. A sequence whose answers break CREATE-PERSISTED's rule is shrunk and thrown as a
- * ConformanceError whose reproduce is the sh script of the smallest one; what breaks other rules is
- * reported as findings on the way.
+ * Runs generated sequences against the deployment (fc.commands with fc.asyncModelRun), `sequences`
+ * at once, each seeded from config.seed. A sequence whose answers break CREATE-PERSISTED's rule is
+ * shrunk (one request at a time, as it ran) and thrown as a ConformanceError whose reproduce is the
+ * sh script of the smallest one; what breaks other rules is reported as findings on the way. The
+ * first failing sequence (by its number) is the one shown; a sequence that got no answer at all ends
+ * the check with that.
  */
 export async function checkSequences(
   ctx: CheckContext,
@@ -614,43 +642,50 @@ export async function checkSequences(
 ): Promise<{ requests: number }> {
   const { config } = ctx;
   const schema = ctx.contract.schema('Pet');
-  const seed = config.seed + (options.seedOffset ?? 0);
+  const first = config.seed + (options.seedOffset ?? 0);
   const budgetMs = options.budgetMs ?? GENERATED_BUDGET_FACTOR * config.timeoutMs;
   const endsAt = performance.now() + budgetMs;
   const before = ctx.api.exchanges.length;
   let ended: unknown;
-  const property = fc.asyncProperty(
-    fc.commands(commandsOf(runTag(config), schema), { maxCommands: options.maxCommands, size: 'max' }),
-    async (cmds) => {
-      if (ended || performance.now() >= endsAt) return;
-      const real: SequenceReal = { ctx, range: IdRange.fresh(), steps: [], petSchema: schema };
-      try {
-        await fc.asyncModelRun(() => ({ model: { pets: new Map() }, real }), cmds);
-      } catch (err) {
-        if (endsTheCheck(err)) {
-          ended = err;
-          return;
-        }
-        throw err;
+  const commands = fc.commands(commandsOf(runTag(config), schema), {
+    maxCommands: options.maxCommands,
+    size: 'max',
+  });
+  const property = fc.asyncProperty(commands, async (cmds) => {
+    if (ended) return;
+    const real: SequenceReal = { ctx, range: IdRange.fresh(), steps: [], petSchema: schema, endsAt };
+    try {
+      await fc.asyncModelRun(() => ({ model: { pets: new Map() }, real }), cmds);
+    } catch (err) {
+      if (err instanceof OutOfTime) return;
+      if (endsTheCheck(err)) {
+        ended ??= err;
+        return;
       }
-    },
+      throw err;
+    }
+  });
+  const runs = await Promise.all(
+    Array.from({ length: options.sequences }, (_, i) =>
+      fc.check(property, { seed: first + i, numRuns: 1 }).then((details) => ({ seed: first + i, details })),
+    ),
   );
-  const details = await fc.check(property, { seed, numRuns: options.numRuns });
   const requests = ctx.api.exchanges.length - before;
+  const failed = runs.find((r) => r.details.failed);
   await ctx.note(
-    `${requests} request(s) in generated sequences (seed ${seed}${details.failed ? `, shrunk ${details.numShrinks} time(s)` : ''})`,
+    `${requests} request(s) in ${options.sequences} generated sequences (seeds ${first} to ${first + options.sequences - 1}${failed ? `; seed ${failed.seed} failed, shrunk ${failed.details.numShrinks} time(s)` : ''})`,
   );
   if (ended) throw ended;
-  if (!details.failed) return { requests };
+  if (!failed) return { requests };
+  const { seed, details } = failed;
   const err = details.errorInstance;
   if (!(err instanceof Disagreement)) throw err;
-  const failing = err;
-  const labels = failing.steps.map((s) => s.label);
+  const labels = err.steps.map((s) => s.label);
   const heading = `${OWN}: a generated sequence of ${labels.length} request(s) (seed ${seed}, shrunk ${details.numShrinks} time(s)) whose last answer disagrees with what was created`;
   throw new ConformanceError({
-    expected: failing.expected,
-    received: `${failing.received} — after the generated sequence ${labels.join('; ')} (seed ${seed}, shrunk ${details.numShrinks} time(s))`,
-    reproduce: script(failing.steps, heading),
-    exchanges: failing.steps.slice(-3).map((s) => s.exchange),
+    expected: err.expected,
+    received: `${err.received} — after the generated sequence ${labels.join('; ')} (seed ${seed}, shrunk ${details.numShrinks} time(s))`,
+    reproduce: script(err.steps, heading),
+    exchanges: err.steps.slice(-3).map((s) => s.exchange),
   });
 }

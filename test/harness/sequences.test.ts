@@ -120,19 +120,19 @@ describe('generated sequences against a server', () => {
     await Promise.all(servers.map((s) => s.close()));
   });
 
-  test('pass against the reference, within numRuns × maxCommands requests, and say how many they sent', async () => {
+  test('pass against the reference, within sequences × maxCommands requests, and say how many they sent', async () => {
     const { ctx, api, notes } = contextFor(await start(), 11);
-    const { requests } = await checkSequences(ctx, { numRuns: 4, maxCommands: 30 });
+    const { requests } = await checkSequences(ctx, { sequences: 4, maxCommands: 30 });
     expect(requests).toBeGreaterThan(10);
     expect(requests).toBeLessThanOrEqual(4 * 30);
     expect(api.findings).toEqual([]);
-    expect(notes[0]).toMatch(/^\d+ request\(s\) in generated sequences \(seed 11\)$/);
+    expect(notes[0]).toMatch(/^\d+ request\(s\) in 4 generated sequences \(seeds 11 to 14\)$/);
   });
 
   test('against a server that trims names: shrunk to a script that sh replays, again and again, from fresh ids', async () => {
     const url = await start(wrapOf('name-trimmed'));
     const { ctx } = contextFor(url, 5);
-    const failure = await checkSequences(ctx, { numRuns: 10, maxCommands: 30 }).then(
+    const failure = await checkSequences(ctx, { sequences: 10, maxCommands: 30 }).then(
       () => undefined,
       (err: unknown) => err,
     );
@@ -156,7 +156,7 @@ describe('generated sequences against a server', () => {
 
   test('what breaks another requirement is a finding for it, and the sequence goes on', async () => {
     const { ctx, api } = contextFor(await start(wrapOf('unknown-pet-200')), 21);
-    await checkSequences(ctx, { numRuns: 6, maxCommands: 30 });
+    await checkSequences(ctx, { sequences: 6, maxCommands: 30 });
     expect(new Set(api.findings.map((f) => f.requirementId))).toEqual(new Set(['SHOW-UNKNOWN-NOT-2XX']));
     expect(api.findings[0]?.reproduce).toMatch(/^curl -i -sS 'http:\/\/127\.0\.0\.1:\d+\/v1\/pets\/-?\d+'$/);
   });
