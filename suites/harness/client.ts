@@ -169,10 +169,10 @@ export class Client {
     const watch = this.options.model?.watch(sent, options.alone);
     if (watch) await watch.admitted;
     let settled = false;
-    const settle = (status: number | undefined, body?: Buffer): Finding[] => {
+    const settle = (status: number | undefined, body?: Buffer, text?: string): Finding[] => {
       if (!watch || settled) return [];
       settled = true;
-      const found = this.options.model!.settle(watch, status, body);
+      const found = this.options.model!.settle(watch, status, body, text);
       for (const f of found) this.report(f);
       return found;
     };
@@ -193,7 +193,7 @@ export class Client {
     sent: SentRequest,
     method: string,
     path: string,
-    settle: (status: number | undefined, body?: Buffer) => Finding[],
+    settle: (status: number | undefined, body?: Buffer, text?: string) => Finding[],
   ): Promise<ApiResponse> {
     const started = performance.now();
     const deadline = started + this.timeoutMs;
@@ -240,7 +240,8 @@ export class Client {
       const durationMs = performance.now() - started;
       const exchange = recordExchange(sent, { ...outcome, retries, durationMs });
       this.exchanges.push(exchange);
-      const findings = settle(outcome.status, outcome.body);
+      const text = outcome.body.toString('utf8');
+      const findings = settle(outcome.status, outcome.body, text);
       // Written when a check shows it (reproducer): most answers are never shown.
       const reproduce = reproducer(sent, outcome.status);
       if (outcome.status >= 500 && this.serverErrors.length < MAX_SERVER_ERRORS_KEPT) {
@@ -256,7 +257,7 @@ export class Client {
         status: outcome.status,
         headers: outcome.headers,
         body: outcome.body,
-        text: outcome.body.toString('utf8'),
+        text,
         truncated: outcome.truncated,
         retries,
         durationMs,

@@ -2,7 +2,7 @@ import type { Config } from './config.ts';
 import { type Contract, loadContract, type Schema } from './contract.ts';
 import type { SentRequest } from './exchange.ts';
 import { clip, toCurl } from './exchange.ts';
-import { exactInteger, INT64_MAX, INT64_MIN, parseBody } from './json.ts';
+import { exactInteger, INT64_MAX, INT64_MIN, isExactNumber, parseBody } from './json.ts';
 import { redact } from './redact.ts';
 
 /*
@@ -143,6 +143,10 @@ function describeSent(id: string, fields: PetFields): string {
 export class Model {
   private readonly entries = new Map<string, Entry>();
   private clock = 0;
+  /** When a create was last answered: what was judged before may be judged otherwise now. */
+  private lastCreateAnswered = 0;
+  /** Listed pets judged without a finding: their id's text → what was listed, and when. */
+  private readonly listedBefore = new Map<string, { signature: string; clock: number }>();
   private readonly inFlight = new Set<Attempt>();
   private creating = 0;
   private aloneWaiting = 0;
@@ -184,10 +188,11 @@ export class Model {
    * Takes the answer (undefined: none came) to a request it watched, and returns the findings: the
    * rules the answer breaks, each for the requirement whose rule it is.
    */
-  settle(w: Watch, status: number | undefined, body?: Buffer): Finding[] {
+  settle(w: Watch, status: number | undefined, body?: Buffer, text?: string): Finding[] {
     const answeredAt = ++this.clock;
     if (w.kind === 'create') {
       this.creating--;
+      this.lastCreateAnswered = answeredAt;
       if (w.attempt) {
         this.inFlight.delete(w.attempt);
         w.attempt.answeredAt = answeredAt;
@@ -199,12 +204,13 @@ export class Model {
       this.notify();
       return [];
     }
+    if (w.kind === 'change') this.lastCreateAnswered = answeredAt;
     if (w.kind === 'change' && w.id !== undefined && isSuccess(status)) {
       this.forget(w.id, `${w.sent.method} of it was answered ${status}`);
       return [];
     }
     if (status !== 200 || body === undefined || (w.kind !== 'show' && w.kind !== 'list')) return [];
-    const parsed = parseBody(body, body.toString('utf8'));
+    const parsed = parseBody(body, text ?? body.toString('utf8'));
     if (!parsed.ok) return [];
     if (w.kind === 'show') {
       const finding = this.judgeShown(w, parsed.value, parsed.exact, status);
@@ -256,6 +262,18 @@ export class Model {
   }
 
   private judgeListed(w: Watch, value: unknown, exact: unknown): Finding | undefined {
+    // Lists show the same pets again and again: a pet listed as it was already listed, with no create
+    // of its id since, was judged then (a Pet by the schema, equal to what was sent, or not created).
+    const memo = isObject(value) && isObject(exact) ? listedMemo(value, exact) : undefined;
+    const known = memo === undefined ? undefined : this.listedBefore.get(memo.id);
+    if (memo && known && known.signature === memo.signature && known.clock >= this.lastCreateAnswered)
+      return undefined;
+    const finding = this.judgeListedItem(w, value, exact);
+    if (memo && !finding) this.listedBefore.set(memo.id, { signature: memo.signature, clock: this.clock });
+    return finding;
+  }
+
+  private judgeListedItem(w: Watch, value: unknown, exact: unknown): Finding | undefined {
     const id = this.petId(value, exact);
     if (id === undefined) return undefined;
     const pet = value as Record<string, unknown>;
@@ -427,6 +445,22 @@ export class Model {
     this.wake = [];
     for (const resolve of waiting) resolve();
   }
+}
+
+/**
+ * What a listed item shows, as a key: its id as written and its fields. Two items alike in these are
+ * judged alike (other properties are neither compared nor constrained by the Pet schema).
+ */
+function listedMemo(
+  value: Record<string, unknown>,
+  exact: Record<string, unknown>,
+): { id: string; signature: string } | undefined {
+  if (!isExactNumber(exact.id)) return undefined;
+  const parts = PET_FIELDS.map((k) => {
+    const v = value[k];
+    return v === undefined ? '\u0001' : typeof v === 'string' ? v : `\u0002${JSON.stringify(v)}`;
+  });
+  return { id: exact.id.value, signature: parts.join('\u0000') };
 }
 
 function isSuccess(status: number | undefined): boolean {
