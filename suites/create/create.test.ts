@@ -7,6 +7,7 @@ import {
   clip,
   contract,
   createAndFind,
+  createAndShowKept,
   createPet,
   differences,
   exactInteger,
@@ -142,13 +143,11 @@ requirement.each(
   },
 );
 
-requirement('CREATE-PERSISTED', async ({ api, newPet }) => {
-  // Alone: sent while no other create of this worker is in flight, so that a server which loses pets
-  // only when creates overlap keeps it (that is CREATE-CONCURRENT's to judge), and one that keeps
-  // none fails here. Generated sequences check the same rule over many pets (cross/sequences.test.ts).
-  const pet = newPet({ status: 'pending' });
-  await createPet(api, pet, { alone: true });
-  const res = await api.get(petPath(pet.id));
+requirement('CREATE-PERSISTED', async (ctx) => {
+  // A pet lost while other creates were in flight is tried again alone (createAndShowKept): a server
+  // that loses pets only when creates overlap keeps that one (CREATE-CONCURRENT judges the loss), and
+  // one that keeps none fails here. Generated sequences check the same rule over many pets (below).
+  const { pet, shown: res } = await createAndShowKept(ctx, () => ctx.newPet({ status: 'pending' }));
   const expected = `status 200 and the pet as created: ${JSON.stringify({ ...pet, id: pet.id.toString() })}`;
   if (res.status !== 200) fail(res, expected);
   const { exact } = shownPet(contract, res, 'comparing it with the pet created');
@@ -192,17 +191,16 @@ requirement.each(
   },
 );
 
-requirement('CREATE-CONCURRENT', async ({ api, newPet }) => {
-  // First one pet alone (no other create of this worker in flight): a server that keeps no pet at
-  // all fails CREATE-PERSISTED, not this.
-  const alone = newPet();
-  await createPet(api, alone, { alone: true });
-  const found = await api.get(petPath(alone.id));
+requirement('CREATE-CONCURRENT', async (ctx) => {
+  const { api, newPet } = ctx;
+  // First one pet (again alone, if it was lost while other creates were in flight): a server that
+  // keeps no pet at all fails CREATE-PERSISTED, not this.
+  const { pet: first, shown: found } = await createAndShowKept(ctx, () => newPet());
   if (found.status === 404)
     blocked(
       ['CREATE-PERSISTED'],
       found,
-      `status 200 to GET /pets/${alone.id}, a pet created alone before the 24`,
+      `status 200 to GET /pets/${first.id}, a pet created before the 24 while no other create was in flight`,
     );
   const pets = Array.from({ length: 24 }, () => newPet());
   // All 24 in flight at once (one connection each), not a bounded pool.

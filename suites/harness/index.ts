@@ -74,6 +74,7 @@ export {
 export {
   aPetToShow,
   createAndFind,
+  createAndShowKept,
   createPet,
   createPets,
   ensurePets,

@@ -56,15 +56,32 @@ export interface Attempt {
   readonly fields: PetFields | undefined;
   readonly sent: SentRequest;
   readonly sentAt: number;
-  answeredAt?: number;
+  readonly answeredAt?: number;
   /** Undefined until answered, and when no answer came. */
-  status?: number;
+  readonly status?: number;
   /** Another create of this worker was in flight while this one was. */
-  overlapped: boolean;
+  readonly overlapped: boolean;
+}
+
+/**
+ * A create the model follows. Its body is read after it was sent (flush()), so that creates sent
+ * together leave together: the model costs them nothing on the way out.
+ */
+class Create {
+  id?: string;
+  fields?: PetFields;
+  answeredAt?: number;
+  status?: number;
+  overlapped = false;
+  read = false;
+  constructor(
+    readonly sent: SentRequest,
+    readonly sentAt: number,
+  ) {}
 }
 
 interface Entry {
-  readonly attempts: Attempt[];
+  readonly attempts: Create[];
   /** Why the pet is no longer judged: the server may have made something else of it. */
   unknown?: string;
   /** Read-only: the fields first seen, and where. */
@@ -78,7 +95,7 @@ export interface Watch {
   readonly kind: 'create' | 'show' | 'list' | 'change' | 'other';
   /** The id of a show or of a change, as the path gives it (decoded). */
   readonly id?: string;
-  readonly attempt?: Attempt;
+  readonly create?: Create;
   /** Waits, for a create, until the model lets it go (see admit()). */
   readonly admitted: Promise<void>;
 }
@@ -147,7 +164,9 @@ export class Model {
   private lastCreateAnswered = 0;
   /** Listed pets judged without a finding: their id's text → what was listed, and when. */
   private readonly listedBefore = new Map<string, { signature: string; clock: number }>();
-  private readonly inFlight = new Set<Attempt>();
+  private readonly inFlight = new Set<Create>();
+  /** Creates sent whose bodies the model has not read yet. */
+  private unread: Create[] = [];
   private creating = 0;
   private aloneWaiting = 0;
   private aloneRunning = false;
@@ -159,13 +178,15 @@ export class Model {
     private readonly petSchema: Schema = contract.schema('Pet'),
   ) {}
 
-  /** What the model knows of an id (for the generated sequences); undefined when nothing. */
+  /** The creates sent with this id, oldest first (each as sent, and its answer). */
   attemptsOf(id: string): readonly Attempt[] {
-    return this.entries.get(id)?.attempts ?? [];
+    this.flush();
+    return (this.entries.get(id)?.attempts ?? []) as Attempt[];
   }
 
   /** Whether a create of this id was answered 2xx with a valid Pet, and nothing since made it unknown. */
   isCreated(id: string, before = Number.POSITIVE_INFINITY): boolean {
+    this.flush();
     const entry = this.entries.get(id);
     return (
       entry !== undefined &&
@@ -179,9 +200,9 @@ export class Model {
     const sentAt = ++this.clock;
     const route = this.route(sent);
     if (route.kind !== 'create') return { sent, sentAt, ...route, admitted: Promise.resolve() };
-    const attempt = this.attemptOf(sent, sentAt);
-    const admitted = this.admit(attempt, alone);
-    return { sent, sentAt, kind: 'create', ...(attempt ? { attempt, id: attempt.id } : {}), admitted };
+    const create = new Create(sent, sentAt);
+    this.unread.push(create);
+    return { sent, sentAt, kind: 'create', create, admitted: this.admit(create, alone) };
   }
 
   /**
@@ -190,16 +211,16 @@ export class Model {
    */
   settle(w: Watch, status: number | undefined, body?: Buffer, text?: string): Finding[] {
     const answeredAt = ++this.clock;
+    this.flush();
     if (w.kind === 'create') {
       this.creating--;
       this.lastCreateAnswered = answeredAt;
-      if (w.attempt) {
-        this.inFlight.delete(w.attempt);
-        w.attempt.answeredAt = answeredAt;
-        if (status !== undefined) w.attempt.status = status;
-        if (isSuccess(status) && !w.attempt.fields)
-          this.forget(w.attempt.id, 'a create of it with a body that is not a valid Pet was answered 2xx');
-      }
+      const c = w.create!;
+      this.inFlight.delete(c);
+      c.answeredAt = answeredAt;
+      if (status !== undefined) c.status = status;
+      if (c.id !== undefined && isSuccess(status) && !c.fields)
+        this.forget(c.id, 'a create of it with a body that is not a valid Pet was answered 2xx');
       if (this.aloneRunning && this.creating === 0) this.aloneRunning = false;
       this.notify();
       return [];
@@ -336,7 +357,7 @@ export class Model {
   private finding(
     w: Watch,
     requirementId: string,
-    what: { expected: string; received: string; createdBy?: Attempt; petId?: string },
+    what: { expected: string; received: string; createdBy?: Create; petId?: string },
   ): Finding {
     const by = what.createdBy;
     // On the same server the read shows it again; the comment says how the pet was made.
@@ -390,24 +411,28 @@ export class Model {
       : { kind: 'other' };
   }
 
-  /** The attempt a create body makes, when it carries an int64 id the model can follow. */
-  private attemptOf(sent: SentRequest, sentAt: number): Attempt | undefined {
-    if (!sent.body || sent.body.length > MAX_MODELLED_BODY) return undefined;
-    const text = Buffer.from(sent.body).toString('utf8');
-    const parsed = parseBody(sent.body, text);
-    if (!parsed.ok || !isObject(parsed.value) || !isObject(parsed.exact)) return undefined;
+  /** Reads the bodies of the creates sent so far, in the order they were sent. */
+  private flush(): void {
+    if (this.unread.length === 0) return;
+    const unread = this.unread;
+    this.unread = [];
+    for (const c of unread) this.read(c);
+  }
+
+  /** What a create body holds, when it carries an int64 id the model can follow. */
+  private read(c: Create): void {
+    if (c.read) return;
+    c.read = true;
+    const body = c.sent.body;
+    if (!body || body.length > MAX_MODELLED_BODY) return;
+    const parsed = parseBody(body, Buffer.from(body).toString('utf8'));
+    if (!parsed.ok || !isObject(parsed.value) || !isObject(parsed.exact)) return;
     const id = int64Digits(parsed.exact.id);
-    if (id === undefined) return undefined;
-    const valid = this.contract.validate(this.petSchema, parsed.value, parsed.exact).length === 0;
-    const attempt: Attempt = {
-      id,
-      fields: valid ? fieldsOf(parsed.value) : undefined,
-      sent,
-      sentAt,
-      overlapped: false,
-    };
-    this.entryOf(id).attempts.push(attempt);
-    return attempt;
+    if (id === undefined) return;
+    c.id = id;
+    if (this.contract.validate(this.petSchema, parsed.value, parsed.exact).length === 0)
+      c.fields = fieldsOf(parsed.value);
+    this.entryOf(id).attempts.push(c);
   }
 
   /**
@@ -415,7 +440,7 @@ export class Model {
    * holds back those that come after it until it is answered; the others wait only for an `alone`
    * one (waiting or running). Each create in flight with another is marked overlapped.
    */
-  private async admit(attempt: Attempt | undefined, alone: boolean): Promise<void> {
+  private async admit(create: Create, alone: boolean): Promise<void> {
     if (alone) {
       this.aloneWaiting++;
       while (this.aloneRunning || this.creating > 0) await this.changed();
@@ -425,15 +450,11 @@ export class Model {
       while (this.aloneRunning || this.aloneWaiting > 0) await this.changed();
     }
     this.creating++;
-    if (attempt) {
-      if (this.inFlight.size > 0) {
-        attempt.overlapped = true;
-        for (const other of this.inFlight) other.overlapped = true;
-      }
-      this.inFlight.add(attempt);
-    } else if (this.inFlight.size > 0) {
+    if (this.inFlight.size > 0) {
+      create.overlapped = true;
       for (const other of this.inFlight) other.overlapped = true;
     }
+    this.inFlight.add(create);
   }
 
   private changed(): Promise<void> {

@@ -53,6 +53,28 @@ export async function createPet(
 }
 
 /**
+ * Creates a pet and shows it (GET /pets/{id}), for a check that judges whether pets are kept. A pet
+ * not found (404) whose create overlapped another create of this worker may have been lost to a race,
+ * which is CREATE-CONCURRENT's to judge: a second pet is then created alone (model.ts) and shown, so
+ * that what the check judges is a pet the server had to itself. Returns the pet shown last and the
+ * answer to its show; creates are not held back unless the first pet was lost.
+ */
+export async function createAndShowKept(
+  ctx: Pick<CheckContext, 'api' | 'model'>,
+  make: () => PetInput,
+): Promise<{ pet: PetInput; shown: ApiResponse }> {
+  const { api, model } = ctx;
+  const first = make();
+  await createPet(api, first);
+  const shown = await api.get(petPath(first.id));
+  const raced = model.attemptsOf(first.id.toString()).some((a) => a.overlapped);
+  if (shown.status !== 404 || !raced) return { pet: first, shown };
+  const pet = make();
+  await createPet(api, pet, { alone: true });
+  return { pet, shown: await api.get(petPath(pet.id)) };
+}
+
+/**
  * Creates a pet a check reads back, and finds it: GET /pets/{id} answers 200. A pet that is created
  * but then not found (404) blocks the check by CREATE-PERSISTED; another answer to the show blocks it
  * by SHOW-OK. Returns the 200 of the show.
