@@ -156,10 +156,10 @@ requirement('CREATE-PERSISTED', async (ctx) => {
 });
 
 // Creates, shows and lists in generated orders, each answer held against what the sequence created
-// (harness/sequences.ts): twenty short sequences at once (fewer than CREATE-CONCURRENT's 24 creates),
+// (harness/sequences.ts): sixteen short sequences at once (fewer than CREATE-CONCURRENT's 24 creates),
 // so that a deployment far away pays for a dozen round trips, not for a hundred.
 requirement.each('CREATE-PERSISTED', [{ case: 'generated sequences' }], async (ctx) => {
-  await checkSequences(ctx, { sequences: 20, maxCommands: 12 });
+  await checkSequences(ctx, { sequences: 16, maxCommands: 12 });
 });
 
 requirement.each(
