@@ -4,90 +4,27 @@
  */
 import type { Catalog, Level, Requirement } from '../../catalog/catalog.ts';
 import { EXCLUDED, NOT_SELECTED, selectionSkipReason, isSelected as selects } from '../../catalog/select.ts';
+import { resolveBlocking } from './blocking.ts';
+import {
+  describeFailure,
+  isBlockedResult,
+  NO_5XX_ID,
+  type RequirementResult,
+  type RollUp,
+  type Status,
+  type TestOutcome,
+} from './results.ts';
 
-export { EXCLUDED, NOT_SELECTED };
-
-export type Status = 'passed' | 'failed' | 'skipped';
-
-/** What a failed check says: the suites' ConformanceError carries expected/received/reproduce. */
-export interface Failure {
-  readonly message: string;
-  readonly expected?: string;
-  readonly received?: string;
-  readonly reproduce?: string;
-}
-
-/** A 5xx answer a test received, whatever it checked (task.meta.serverErrors); masked. */
-export interface ServerErrorSeen {
-  readonly method: string;
-  readonly url: string;
-  readonly status: number;
-  readonly reproduce: string;
-}
-
-/** The MUST that no request of the suite is answered with a 5xx: every test's 5xx answers fail it. */
-export const NO_5XX_ID = 'ANY-NO-5XX';
-
-/** One vitest test, reduced to what the roll-up needs. */
-export interface TestOutcome {
-  /** From testCase.meta().requirementId; undefined when a test carries none (a suite bug). */
-  readonly requirementId: string | undefined;
-  readonly name: string;
-  /** The suite file, relative to the package root. */
-  readonly file: string;
-  readonly state: Status;
-  /** Why it was skipped (ctx.skip(reason)). */
-  readonly note?: string;
-  readonly failures: readonly Failure[];
-  readonly durationMs: number;
-  /** The 5xx answers this test received (the first few). */
-  readonly serverErrors?: readonly ServerErrorSeen[];
-  /**
-   * Skipped because a precondition could not be had: the requirements whose failure blocks it
-   * (task.meta.blockedBy). Its `failures` then hold the evidence: what was needed and what came back.
-   */
-  readonly blockedBy?: readonly string[];
-  /** Failed by an exception of the check itself, not an HTTP expectation: a bug of the suite. */
-  readonly suiteError?: string;
-}
-
-export interface RequirementResult {
-  readonly id: string;
-  readonly level: Level;
-  readonly title: string;
-  readonly operation: Requirement['operation'];
-  readonly status: Status;
-  /** Failed: what was expected and what came back. Skipped: the reason. */
-  readonly message?: string;
-  readonly expected?: string;
-  readonly received?: string;
-  readonly reproduce?: string;
-  /**
-   * Blocked (status skipped): the requirements whose failure kept it from being judged; `message`
-   * says what came back. A blocked gating requirement never makes a run conformant.
-   */
-  readonly blockedBy?: readonly string[];
-  /** Failed or blocked: whether this decides the verdict (MUST; SHOULD with --strict). */
-  readonly gating: boolean;
-  readonly tests: { readonly passed: number; readonly failed: number; readonly skipped: number };
-  readonly durationMs: number;
-}
-
-export interface RollUp {
-  readonly results: readonly RequirementResult[];
-  readonly verdict: 'conformant' | 'non-conformant';
-  /** `skipped` counts every skipped requirement, the blocked ones included; `blocked` counts those. */
-  readonly totals: {
-    readonly passed: number;
-    readonly failed: number;
-    readonly skipped: number;
-    readonly blocked: number;
-  };
-  /** Selected requirements that no test reported on: the suite broke, the run cannot judge. */
-  readonly unjudged: readonly string[];
-  /** Problems of the suite that do not stop the verdict (tests without or with an unknown id). */
-  readonly suiteWarnings: readonly string[];
-}
+export type {
+  Failure,
+  Finding,
+  RequirementResult,
+  RollUp,
+  ServerErrorSeen,
+  Status,
+  TestOutcome,
+} from './results.ts';
+export { describeFailure, EXCLUDED, isBlockedResult, NO_5XX_ID, NOT_SELECTED };
 
 /** Whether a run checks a requirement: --only selects it (no prefixes selects all) and --exclude does not leave it out. */
 export function isSelected(id: string, only: readonly string[], exclude: readonly string[] = []): boolean {
@@ -137,6 +74,9 @@ export function rollUp(
   const fiveHundreds = outcomes.flatMap((o) =>
     (o.serverErrors ?? []).map((e) => ({ ...e, checking: o.requirementId ?? o.name })),
   );
+  const findings = outcomes.flatMap((o) =>
+    (o.findings ?? []).map((f) => ({ ...f, checking: o.requirementId ?? o.name })),
+  );
   const results = catalog.requirements.map((r): RequirementResult => {
     const tests = byId.get(r.id) ?? [];
     const count = (s: Status) => tests.filter((t) => t.state === s).length;
@@ -164,6 +104,22 @@ export function rollUp(
         message: describeFailure({ message: received, expected, received }),
         expected,
         received,
+        reproduce: first.reproduce,
+        gating: gates(r.level, options.strict),
+      };
+    }
+    const found = findings.filter((f) => f.requirementId === r.id);
+    if (failed.length === 0 && found.length > 0) {
+      // Its rule broken in an answer another check received: it fails, naming that check.
+      const [first] = found as [(typeof found)[0], ...typeof found];
+      const others = new Set(found.map((f) => f.checking)).size - 1;
+      const seen = ` (seen while checking ${first.checking}${others > 0 ? `, and by ${others} other check(s)` : ''})`;
+      return {
+        ...base,
+        status: 'failed',
+        message: `${describeFailure({ ...first, message: first.received })}${seen}`,
+        expected: first.expected,
+        received: `${first.received}${seen}`,
         reproduce: first.reproduce,
         gating: gates(r.level, options.strict),
       };
@@ -207,7 +163,8 @@ export function rollUp(
     return { ...base, status: 'skipped', message: 'no test reported on this requirement', gating: false };
   });
 
-  const judged = results.map((r) => unblockWhereTheBlockerPassed(r, results));
+  // Every blockedBy then names failed requirements only (cli/blocking.ts).
+  const judged = resolveBlocking(results);
   const totals = {
     passed: judged.filter((r) => r.status === 'passed').length,
     failed: judged.filter((r) => r.status === 'failed').length,
@@ -218,39 +175,6 @@ export function rollUp(
     ? 'non-conformant'
     : 'conformant';
   return { results: judged, verdict, totals, unjudged, suiteWarnings };
-}
-
-/** Whether a result is blocked: skipped because requirements it depends on failed. */
-export function isBlockedResult(r: RequirementResult): boolean {
-  return r.status === 'skipped' && r.blockedBy !== undefined && r.blockedBy.length > 0;
-}
-
-/**
- * A blocked requirement whose blockers all passed their own checks met a real failure that those
- * checks did not see (a create refused only for this check's pet, say): it fails, with that evidence.
- */
-function unblockWhereTheBlockerPassed(
-  r: RequirementResult,
-  results: readonly RequirementResult[],
-): RequirementResult {
-  if (!isBlockedResult(r)) return r;
-  const blockers = (r.blockedBy ?? []).map((id) => results.find((other) => other.id === id));
-  if (!blockers.every((b) => b?.status === 'passed')) return r;
-  const { blockedBy: _blockedBy, ...rest } = r;
-  const detail = describeFailure({ message: r.message ?? '', ...pick(r) });
-  return {
-    ...rest,
-    status: 'failed',
-    message: `${detail} (a precondition of this check failed, although ${(r.blockedBy ?? []).join(', ')} passed its own checks)`,
-  };
-}
-
-function pick(r: RequirementResult): Pick<Failure, 'expected' | 'received' | 'reproduce'> {
-  return {
-    ...(r.expected === undefined ? {} : { expected: r.expected }),
-    ...(r.received === undefined ? {} : { received: r.received }),
-    ...(r.reproduce === undefined ? {} : { reproduce: r.reproduce }),
-  };
 }
 
 /**
@@ -277,25 +201,7 @@ export function cannotJudgeRollUp(requirements: readonly Requirement[], reason: 
   };
 }
 
-/** "what was expected and what came back", in one line. */
-export function describeFailure(failure: Failure | undefined): string {
-  if (!failure) return 'failed without an error message';
-  if (failure.expected !== undefined || failure.received !== undefined) {
-    return [
-      failure.expected === undefined ? '' : `expected ${failure.expected}`,
-      failure.received === undefined ? '' : `received ${failure.received}`,
-    ]
-      .filter(Boolean)
-      .join('; ');
-  }
-  return firstLine(failure.message) || 'failed';
-}
-
 /** A URL without its scheme and host: "/v1/pets/12abc". */
 function pathOf(url: string): string {
   return url.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i, '') || '/';
-}
-
-function firstLine(text: string): string {
-  return (text.split('\n').find((line) => line.trim() !== '') ?? '').trim();
 }

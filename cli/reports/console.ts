@@ -149,7 +149,9 @@ function evidenceLines(r: RequirementResult, width: number): string[] {
   } else {
     lines.push(`    ${clipTo(r.message ?? 'failed', width - 4)}`);
   }
-  if (r.reproduce !== undefined) lines.push(`    reproduce: ${r.reproduce}`);
+  // A generated sequence's reproduce is an sh script: its lines under the first one.
+  if (r.reproduce !== undefined)
+    lines.push(`    reproduce: ${r.reproduce.replaceAll('\n', '\n               ')}`);
   return lines;
 }
 

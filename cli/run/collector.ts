@@ -5,7 +5,7 @@
 import path from 'node:path';
 import type { SerializedError } from 'vitest';
 import type { Reporter, TestCase, TestModule, TestSuite, Vitest } from 'vitest/node';
-import type { Failure, ServerErrorSeen, TestOutcome } from '../record/rollup.ts';
+import type { Failure, Finding, ServerErrorSeen, TestOutcome } from '../record/rollup.ts';
 
 /** A suite file that failed to load: no test of it ran, so its requirements cannot be judged. */
 export interface BrokenModule {
@@ -96,6 +96,7 @@ export class OutcomeCollector implements Reporter {
     if (result.state === 'pending') return;
     this.seen.add(test.id);
     const serverErrors = serverErrorsOf(test);
+    const findings = findingsOf(test);
     const meta = test.meta() as { blockedBy?: unknown; suiteError?: unknown; blockedEvidence?: unknown };
     const blockedBy = Array.isArray(meta.blockedBy)
       ? meta.blockedBy.filter((id) => typeof id === 'string')
@@ -106,6 +107,7 @@ export class OutcomeCollector implements Reporter {
       file: this.relative(test.module.moduleId),
       durationMs: Math.round(test.diagnostic()?.duration ?? 0),
       ...(serverErrors.length > 0 ? { serverErrors } : {}),
+      ...(findings.length > 0 ? { findings } : {}),
       ...(result.state === 'skipped' && blockedBy.length > 0 ? { blockedBy } : {}),
       ...(result.state === 'failed' && typeof meta.suiteError === 'string'
         ? { suiteError: meta.suiteError }
@@ -168,6 +170,21 @@ function serverErrorsOf(test: TestCase): ServerErrorSeen[] {
       typeof e.url === 'string' &&
       typeof e.status === 'number' &&
       typeof e.reproduce === 'string',
+  );
+}
+
+/** Failures of other requirements' rules a test saw (task.meta.findings, set by the harness), well-formed ones only. */
+function findingsOf(test: TestCase): Finding[] {
+  const seen = (test.meta() as { findings?: unknown }).findings;
+  if (!Array.isArray(seen)) return [];
+  return seen.filter(
+    (f): f is Finding =>
+      typeof f === 'object' &&
+      f !== null &&
+      typeof f.requirementId === 'string' &&
+      typeof f.expected === 'string' &&
+      typeof f.received === 'string' &&
+      typeof f.reproduce === 'string',
   );
 }
 

@@ -5,6 +5,7 @@ import { ConformanceError } from './errors.ts';
 import { type ExchangeRecord, formatBytes, recordExchange, type SentRequest, toCurl } from './exchange.ts';
 import type { ExchangeSink } from './exchange-log.ts';
 import { stringifyExact } from './json.ts';
+import type { Finding, Model } from './model.ts';
 import { createDispatcher, proxySecrets } from './network.ts';
 import { isSecretHeader, registerSecret, registerSecretHeader, registerSecretQueryParam } from './redact.ts';
 import { reproducer } from './reproduce.ts';
@@ -15,6 +16,8 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 export const MAX_429_RETRIES = 4;
 /** 5xx answers a client keeps as evidence for ANY-NO-5XX (the first ones; later ones are only counted). */
 export const MAX_SERVER_ERRORS_KEPT = 3;
+/** Findings a client keeps per requirement (the first ones): evidence enough, and a bounded report. */
+export const MAX_FINDINGS_KEPT = 3;
 
 /** A 5xx answer a check received: evidence for ANY-NO-5XX, whichever requirement was being checked. */
 export interface ServerErrorSeen {
@@ -64,6 +67,11 @@ export interface RequestOptions {
   readonly auth?: 'config' | 'none' | 'wrong';
   /** A POSIX sh command that prints the body, for curl lines of bodies too long to paste. */
   readonly bodyCommand?: string;
+  /**
+   * A create that must have the server to itself: sent when no other create of this worker is in
+   * flight, and holding the others back until it is answered (see model.ts). Without a model, no effect.
+   */
+  readonly alone?: boolean;
 }
 
 /** A complete response (or one whose body was cut at the cap), with the request that got it. */
@@ -84,6 +92,8 @@ export interface ApiResponse {
   readonly exchange: ExchangeRecord;
   /** A curl command that sends the request again, secrets masked. */
   readonly reproduce: string;
+  /** What the run's model found wrong with this answer (see model.ts); [] without a model. */
+  readonly findings: readonly Finding[];
 }
 
 export interface ClientOptions {
@@ -95,6 +105,8 @@ export interface ClientOptions {
   readonly maxBodyBytes?: number;
   /** Where every exchange is also written, masked: the run's exchange log (exchange-log.ts). */
   readonly log?: ExchangeSink;
+  /** The run's model: every exchange is reported to it, and every answer held against it. */
+  readonly model?: Model;
 }
 
 /** The key sent where a check asks for a wrong one: one per worker, unlike any real key. */
@@ -116,6 +128,8 @@ export class Client {
   readonly exchanges: ExchangeRecord[] = [];
   /** The first MAX_SERVER_ERRORS_KEPT responses with a 5xx status this client received, masked. */
   readonly serverErrors: ServerErrorSeen[] = [];
+  /** Failures of requirements' rules seen in this client's answers (MAX_FINDINGS_KEPT per requirement). */
+  readonly findings: Finding[] = [];
   private readonly timeoutMs: number;
   private readonly maxBodyBytes: number;
   private readonly dispatcher: Dispatcher;
@@ -155,6 +169,35 @@ export class Client {
   /** Sends one request; resolves with the response whatever its status, throws ConformanceError without one. */
   async request(method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse> {
     const sent = this.prepare(method, path, options);
+    const watch = this.options.model?.watch(sent, options.alone);
+    if (watch) await watch.admitted;
+    let settled = false;
+    const settle = (status: number | undefined, body?: Buffer, text?: string): Finding[] => {
+      if (!watch || settled) return [];
+      settled = true;
+      const found = this.options.model!.settle(watch, status, body, text);
+      for (const f of found) this.report(f);
+      return found;
+    };
+    try {
+      return await this.send(sent, method, path, settle);
+    } finally {
+      settle(undefined);
+    }
+  }
+
+  /** Keeps a finding (the first MAX_FINDINGS_KEPT per requirement); the roll-up fails the requirement it names. */
+  report(finding: Finding): void {
+    if (this.findings.filter((f) => f.requirementId === finding.requirementId).length < MAX_FINDINGS_KEPT)
+      this.findings.push(finding);
+  }
+
+  private async send(
+    sent: SentRequest,
+    method: string,
+    path: string,
+    settle: (status: number | undefined, body?: Buffer, text?: string) => Finding[],
+  ): Promise<ApiResponse> {
     const started = performance.now();
     const deadline = started + this.timeoutMs;
     let retries = 0;
@@ -198,6 +241,8 @@ export class Client {
       }
       const durationMs = timing.ended - started;
       const exchange = this.record(sent, { ...outcome, retries, durationMs }, timing);
+      const text = outcome.body.toString('utf8');
+      const findings = settle(outcome.status, outcome.body, text);
       // Written when a check shows it (reproducer): most answers are never shown.
       const reproduce = reproducer(sent, outcome.status);
       if (outcome.status >= 500 && this.serverErrors.length < MAX_SERVER_ERRORS_KEPT) {
@@ -213,7 +258,7 @@ export class Client {
         status: outcome.status,
         headers: outcome.headers,
         body: outcome.body,
-        text: outcome.body.toString('utf8'),
+        text,
         truncated: outcome.truncated,
         retries,
         durationMs,
@@ -221,6 +266,7 @@ export class Client {
         get reproduce() {
           return reproduce();
         },
+        findings,
       };
     }
   }

@@ -2,7 +2,7 @@ import type { ApiResponse } from './client.ts';
 import { type Contract, formatIssues } from './contract.ts';
 import { ConformanceError } from './errors.ts';
 import { clip, excerpt, formatBytes } from './exchange.ts';
-import { parseExact } from './json.ts';
+import { parseBody } from './json.ts';
 
 /**
  * Checks on one response. Each throws a ConformanceError carrying what was expected, what came back
@@ -97,19 +97,16 @@ export function expectStatusNot(res: ApiResponse, statuses: readonly number[], e
 export function readJson<T = unknown>(res: ApiResponse, expected = 'a JSON body'): JsonBody<T> {
   if (res.truncated) fail(res, expected);
   if (res.body.length === 0) fail(res, expected);
-  let value: T;
-  try {
-    value = JSON.parse(res.text) as T;
-  } catch (err) {
-    fail(res, expected, `${res.status}, ${describeBody(res)} (${(err as Error).message})`);
-  }
-  let exact: unknown;
-  try {
-    exact = parseExact(res.text);
-  } catch (err) {
-    fail(res, expected, `${res.status}, JSON that cannot be read without loss: ${(err as Error).message}`);
-  }
-  return { value, exact };
+  const parsed = parseBody(res.body, res.text);
+  if (!parsed.ok && parsed.valueError)
+    fail(res, expected, `${res.status}, ${describeBody(res)} (${parsed.valueError.message})`);
+  if (!parsed.ok)
+    fail(
+      res,
+      expected,
+      `${res.status}, JSON that cannot be read without loss: ${parsed.exactError?.message}`,
+    );
+  return { value: parsed.value as T, exact: parsed.exact };
 }
 
 /** The body is a JSON array; returns it both ways. */

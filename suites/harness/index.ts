@@ -7,6 +7,8 @@
  *   CheckContext: api (Client), config, contract, newPet(), freshId(), skip(reason), note(message)
  *   expect*: status, JSON body, Content-Type, schema; each throws a ConformanceError with evidence
  *   generated inputs from the OpenAPI schemas (fast-check), seeded and shrunk
+ *   the run's model (model.ts): every answer held against what the run created; generated sequences
+ *     of operations checked against it (sequences.ts)
  */
 
 import { loadContract } from './contract.ts';
@@ -60,19 +62,32 @@ export {
   stringifyExact,
 } from './json.ts';
 export {
+  type Attempt,
+  differences,
+  type Finding,
+  Model,
+  PET_FIELDS,
+  type PetFields,
+  runModel,
+  showString,
+} from './model.ts';
+export {
   aPetToShow,
   createAndFind,
+  createAndShowKept,
   createPet,
   createPets,
   ensurePets,
   inParallel,
   isSuccess,
   listedPets,
+  NOT_FOUND_AFTER_CREATE,
   petPath,
   shownPet,
 } from './pets.ts';
 export { type CheckContext, type Row, requirement } from './requirement.ts';
 export { freshId, type PetInput, runConfig, runTag } from './run.ts';
+export { checkSequences, IdRange, type SequenceOptions } from './sequences.ts';
 
 /** The contract of spec/openapi.yaml, dereferenced and compiled (once per worker). */
 export const contract = await loadContract();

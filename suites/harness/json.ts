@@ -17,6 +17,36 @@ export function parseExact(text: string): ExactJson {
   return parseLossless(text);
 }
 
+/** A body parsed both ways, or why it could not be: JSON.parse's value, and the lossless parse. */
+export type ParsedBody =
+  | { readonly ok: true; readonly value: unknown; readonly exact: ExactJson }
+  | { readonly ok: false; readonly valueError?: Error; readonly exactError?: Error };
+
+const parsedBodies = new WeakMap<Uint8Array, ParsedBody>();
+
+/**
+ * A response body parsed as JSON.parse reads it and without loss, once per body: the checks
+ * (expect.ts) and the run's model (model.ts) read the same answers, and a list of 100 pets is not
+ * parsed twice.
+ */
+export function parseBody(body: Uint8Array, text: string): ParsedBody {
+  let parsed = parsedBodies.get(body);
+  if (parsed === undefined) {
+    try {
+      const value: unknown = JSON.parse(text);
+      try {
+        parsed = { ok: true, value, exact: parseExact(text) };
+      } catch (exactError) {
+        parsed = { ok: false, exactError: exactError as Error };
+      }
+    } catch (valueError) {
+      parsed = { ok: false, valueError: valueError as Error };
+    }
+    parsedBodies.set(body, parsed);
+  }
+  return parsed;
+}
+
 /** JSON text of a value whose bigints are written as exact integers (ids beyond 2^53). */
 export function stringifyExact(value: unknown): string {
   const text = stringifyLossless(value);

@@ -26,18 +26,52 @@ export function isSuccess(status: number): boolean {
   return status >= 200 && status <= 299;
 }
 
-/** Who judges a pet that was created (2xx) but is not found afterwards. */
-const NOT_FOUND_AFTER_CREATE = ['CREATE-PERSISTED', 'CREATE-CONCURRENT'] as const;
+/**
+ * Who judges a pet that was created (2xx) but is not found afterwards: CREATE-PERSISTED when the
+ * server keeps no pet at all, CREATE-CONCURRENT when it loses some; whichever of them fails is named
+ * (cli/blocking.ts), and when neither does, the check that met the loss fails itself.
+ */
+export const NOT_FOUND_AFTER_CREATE = ['CREATE-PERSISTED', 'CREATE-CONCURRENT'] as const;
+
+/** The requirement whose rule a list breaks that does not show pets known to exist (see ensurePets). */
+const LIST_SHOWS_WHAT_EXISTS = 'LIST-LIMIT-FILLS';
 
 /**
  * Creates a pet a check needs. Any 2xx will do; anything else blocks the check by CREATE-OK (a
- * server that refuses a valid pet fails CREATE-OK's own check, which says so).
+ * server that refuses a valid pet fails CREATE-OK's own check, which says so). `alone`: sent while no
+ * other create of this worker is in flight (see model.ts), so that losing it cannot be a race.
  */
-export async function createPet(api: Client, pet: PetInput): Promise<ApiResponse> {
-  const res = await api.post('/pets', { json: pet });
+export async function createPet(
+  api: Client,
+  pet: PetInput,
+  options: { alone?: boolean } = {},
+): Promise<ApiResponse> {
+  const res = await api.post('/pets', { json: pet, ...(options.alone ? { alone: true } : {}) });
   if (!isSuccess(res.status))
     blocked(['CREATE-OK'], res, `a 2xx to POST /pets creating pet ${pet.id}, which this check needs`);
   return res;
+}
+
+/**
+ * Creates a pet and shows it (GET /pets/{id}), for a check that judges whether pets are kept. A pet
+ * not found (404) whose create overlapped another create of this worker may have been lost to a race,
+ * which is CREATE-CONCURRENT's to judge: a second pet is then created alone (model.ts) and shown, so
+ * that what the check judges is a pet the server had to itself. Returns the pet shown last and the
+ * answer to its show; creates are not held back unless the first pet was lost.
+ */
+export async function createAndShowKept(
+  ctx: Pick<CheckContext, 'api' | 'model'>,
+  make: () => PetInput,
+): Promise<{ pet: PetInput; shown: ApiResponse }> {
+  const { api, model } = ctx;
+  const first = make();
+  await createPet(api, first);
+  const shown = await api.get(petPath(first.id));
+  const raced = model.attemptsOf(first.id.toString()).some((a) => a.overlapped);
+  if (shown.status !== 404 || !raced) return { pet: first, shown };
+  const pet = make();
+  await createPet(api, pet, { alone: true });
+  return { pet, shown: await api.get(petPath(pet.id)) };
 }
 
 /**
@@ -135,19 +169,40 @@ export async function ensurePets(ctx: CheckContext, count: number): Promise<void
   if (listed >= count) return;
   if (config.readOnly)
     ctx.skip(`read-only: ${listed} pet(s) listed, fewer than the ${count} this check needs`);
-  const created = await createPets(
-    api,
-    Array.from({ length: count - listed }, () => ctx.newPet()),
-  );
+  const createdPets = Array.from({ length: count - listed }, () => ctx.newPet());
+  const created = await createPets(api, createdPets);
   const after = await listedCount(api, `after creating ${created.length} pet(s)`);
-  if (after.count < count) {
+  if (after.count >= count) return;
+  // Not listed: kept or not? Each is looked up; a pet not found is lost (CREATE-PERSISTED,
+  // CREATE-CONCURRENT), and pets that are all found exist but are not listed (LIST-LIMIT-FILLS: a
+  // limit of 100 by default, fewer than that listed, and more than that many exist).
+  const shown = await inParallel(createdPets, SETUP_CONCURRENCY, (pet) => api.get(petPath(pet.id)));
+  const needed = `at least ${count} pets listed by GET /pets after creating ${created.length} (each answered 2xx), which this check needs`;
+  const unlisted = `GET /pets answered ${describeResponse(after.res)}: ${after.count} pet(s) listed`;
+  const lost = shown.find((res) => res.status === 404);
+  if (lost) {
     blocked(
       NOT_FOUND_AFTER_CREATE,
-      after.res,
-      `at least ${count} pets listed after creating ${created.length} (each answered 2xx), which this check needs`,
-      `GET /pets answered ${describeResponse(after.res)}: ${after.count} pet(s) listed`,
+      lost,
+      needed,
+      `${unlisted}, and GET ${new URL(lost.request.url).pathname} then answered 404 for one of the pets created`,
     );
   }
+  const other = shown.find((res) => res.status !== 200);
+  if (other) {
+    blocked(
+      ['SHOW-OK'],
+      other,
+      needed,
+      `${unlisted}, and GET ${new URL(other.request.url).pathname} then answered ${describeResponse(other)} for one of the pets created`,
+    );
+  }
+  blocked(
+    [LIST_SHOWS_WHAT_EXISTS],
+    after.res,
+    needed,
+    `${unlisted}, though at least ${count} exist (${listed} listed before, and the ${created.length} created since are each shown by GET /pets/{id})`,
+  );
 }
 
 /**

@@ -8,6 +8,7 @@ import { type Config, keyCarrier, REQUIREMENTS_KEY } from './config.ts';
 import { type Contract, loadContract } from './contract.ts';
 import { isConformanceError } from './errors.ts';
 import { EXCHANGE_LOG_KEY, exchangeSink } from './exchange-log.ts';
+import { type Finding, type Model, runModel } from './model.ts';
 import { freshId, newPet, type PetInput, runConfig } from './run.ts';
 
 declare module 'vitest' {
@@ -19,6 +20,11 @@ declare module 'vitest' {
     exchangeCount?: number;
     /** The first 5xx answers the test received (ANY-NO-5XX fails on them, whatever the test checks). */
     serverErrors?: ServerErrorSeen[];
+    /**
+     * Answers the test received that break another requirement's rule, as the run's model sees them
+     * (model.ts): the roll-up fails the requirement each names, not this test.
+     */
+    findings?: Finding[];
     /** The test was not judged: these requirements' failures block it (its skip note says how). */
     blockedBy?: string[];
     /** What a blocked test needed, what came back, and the curl line (masked). */
@@ -38,6 +44,8 @@ export interface CheckContext {
   readonly config: Config;
   readonly contract: Contract;
   readonly requirement: Requirement;
+  /** What the run created, refused and saw (model.ts): every answer of `api` is held against it. */
+  readonly model: Model;
   /** Skips for a reason the data gives (e.g. "the list is empty, so there is no pet to show"). */
   skip(reason: string): never;
   /** Records an observation the reports show (e.g. the status /store/orders answered). */
@@ -169,13 +177,15 @@ function define(r: Requirement, row: Row | undefined, check: Check): void {
       requirement: r.id,
       check: testName(r, caseLabel),
     });
-    const api = new Client(config, { signal: ctx.signal, ...(log ? { log } : {}) });
+    const model = await runModel(config);
+    const api = new Client(config, { signal: ctx.signal, model, ...(log ? { log } : {}) });
     const contract = await loadContract();
     const context: CheckContext = {
       api,
       config,
       contract,
       requirement: r,
+      model,
       skip: (why) => ctx.skip(why),
       note: async (message) => {
         await ctx.annotate(message, 'observation');
@@ -203,6 +213,7 @@ function define(r: Requirement, row: Row | undefined, check: Check): void {
     } finally {
       ctx.task.meta.exchangeCount = api.exchanges.length;
       if (api.serverErrors.length > 0) ctx.task.meta.serverErrors = [...api.serverErrors];
+      if (api.findings.length > 0) ctx.task.meta.findings = [...api.findings];
     }
   });
 }

@@ -1,12 +1,14 @@
 import {
   blocked,
   createPets,
+  describeResponse,
   ensurePets,
   expectJsonArray,
   expectStatus,
   expectStatusBetween,
   fail,
   listedPets,
+  NOT_FOUND_AFTER_CREATE,
   requirement,
 } from '../harness/index.ts';
 
@@ -47,8 +49,19 @@ requirement.each(
     expectStatus(res, 200);
     const value = listedPets(res, `counting the pets a limit of ${limit} returns`);
     // More than limit is LIST-LIMIT-AT-MOST's to judge.
-    if (value.length < limit)
-      fail(res, `a JSON array of at least ${limit} pets (at least ${limit} are stored)`);
+    if (value.length >= limit) return;
+    // Fewer: are at least `limit` still there? A store that lost the pets counted before (a fault of
+    // keeping pets, not of the limit) lists fewer without a limit too.
+    const all = await ctx.api.get('/pets');
+    const stored = all.status === 200 ? listedPets(all, 'counting the pets stored').length : limit;
+    if (stored < limit)
+      blocked(
+        NOT_FOUND_AFTER_CREATE,
+        all,
+        `at least ${limit} pets still listed by GET /pets, as before`,
+        `GET /pets answered ${describeResponse(all)}: pets listed before are not any more`,
+      );
+    fail(res, `a JSON array of at least ${limit} pets (at least ${limit} are stored)`);
   },
 );
 

@@ -1,6 +1,7 @@
 /**
  * Every variant, in a stable order: the faulty ones by operation (list, create, show, then those
- * across operations, then faults combined), the conformant ones, the hostile ones. Names are unique across all.
+ * across operations, then faults combined, then faults of kinds the checks were not written
+ * against), the conformant ones, the hostile ones. Names are unique across all.
  */
 import { conformantVariants } from './conformant.ts';
 import { combinedVariants } from './faulty/combined.ts';
@@ -9,6 +10,7 @@ import { crossVariants } from './faulty/cross.ts';
 import { listVariants } from './faulty/list.ts';
 import { schemeVariants } from './faulty/scheme.ts';
 import { showVariants } from './faulty/show.ts';
+import { unplantedVariants } from './faulty/unplanted.ts';
 import { hostileVariants } from './hostile.ts';
 import type { Variant } from './variant.ts';
 
@@ -21,6 +23,7 @@ export const variants: Variant[] = [
   ...crossVariants,
   ...schemeVariants,
   ...combinedVariants,
+  ...unplantedVariants,
   ...conformantVariants,
   ...hostileVariants,
 ];

@@ -55,6 +55,7 @@ interface Result {
 }
 interface Summary {
   verdict: string;
+  options: { strict: boolean };
   results: Result[];
 }
 interface Outcome {
@@ -83,18 +84,23 @@ function statusOf(received: string | undefined): string | undefined {
   return (/\banswered (\d{3})\b/.exec(received ?? '') ?? /^(\d{3})\b/.exec(received ?? ''))?.[1];
 }
 
-/** Runs a reproduce line as a person would paste it: `sh -c`, the key put back in place of ***. */
+/**
+ * Runs a reproduce line as a person would paste it: `sh -c`, the key put back in place of ***. What it
+ * shows is the status line of its last answer: a single curl's, or that of the last request of a
+ * script (a generated sequence replayed, whose last request is the one that failed).
+ */
 function replay(line: string): Promise<string> {
   return new Promise((resolve) => {
     const child = spawn('sh', ['-c', line.replaceAll('***', KEY)], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     child.stdout.on('data', (d) => {
-      if (out.length < 4096) out += d;
+      if (out.length < 64 * 1024) out += d;
     });
     const killer = setTimeout(() => child.pid && process.kill(child.pid, 'SIGKILL'), 20_000);
     child.on('close', () => {
       clearTimeout(killer);
-      resolve(out.split('\n')[0]?.trim() ?? '');
+      const statusLines = out.split('\n').filter((l) => /^HTTP\/[\d.]+ \d{3}\b/.test(l));
+      resolve((statusLines.at(-1) ?? out.split('\n')[0] ?? '').trim());
     });
   });
 }
@@ -301,6 +307,46 @@ describe.runIf(variants.some((v) => v.kind === 'hostile'))('hostile servers', ()
       expect([...o.failed], describeRun(o)).toEqual(expect.arrayContaining(variant.breaks));
     },
   );
+});
+
+/** Whether a result gates its run's verdict: by its level, or because it keeps a gating one from being judged. */
+function gatingIn(summary: Summary, r: Result): boolean {
+  const byLevel = (x: Result) => x.level === 'MUST' || (x.level === 'SHOULD' && summary.options.strict);
+  return (
+    byLevel(r) ||
+    summary.results.some((x) => isBlocked(x) && byLevel(x) && (x.blockedBy ?? []).includes(r.id))
+  );
+}
+
+describe('blocked never points nowhere, over every run of the variants', () => {
+  const judged = () => [...outcomes.values()].filter((o) => o.summary !== undefined);
+
+  test('every run judged: each variant left a summary.json', () => {
+    expect(variants.filter((v) => !outcomes.get(v.name)?.summary).map((v) => v.name)).toEqual([]);
+  });
+
+  test('a non-conformant verdict names at least one failed requirement at the gating level', () => {
+    const silent = judged()
+      .filter((o) => o.summary!.verdict === 'non-conformant')
+      .filter((o) => !o.summary!.results.some((r) => r.status === 'failed' && gatingIn(o.summary!, r)))
+      .map((o) => describeRun(o));
+    expect(silent).toEqual([]);
+  });
+
+  test('every id in a blockedBy names a failed requirement (not a blocked, passed or skipped one)', () => {
+    const wrong = judged().flatMap((o) => {
+      const status = new Map(o.summary!.results.map((r) => [r.id, r.status]));
+      return o.summary!.results.flatMap((r) =>
+        (r.blockedBy ?? [])
+          .filter((id) => status.get(id) !== 'failed')
+          .map(
+            (id) =>
+              `${o.variant.name}: ${r.id} blocked by ${id}, which is ${isBlocked(o.summary!.results.find((x) => x.id === id)!) ? 'blocked' : (status.get(id) ?? 'not in the run')}`,
+          ),
+      );
+    });
+    expect(wrong).toEqual([]);
+  });
 });
 
 describe('the variants as a whole', () => {

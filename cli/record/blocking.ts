@@ -1,0 +1,118 @@
+/**
+ * Blocked never points nowhere. A check whose precondition failed is reported blocked by the
+ * requirements that judge that precondition (suites/harness/blocked.ts); this settles, once every
+ * requirement has its own result, which of them actually carries the fault:
+ *
+ * - a blocker that failed stays; one that is itself blocked is replaced by the failed requirements
+ *   that block it (blocking never runs through a chain);
+ * - a requirement left with no failed blocker (its blockers passed their own checks, were not run, or
+ *   are blocked in a circle with it) met a failure no other requirement judged: it fails itself, with
+ *   the evidence its check kept (blocking never runs in a circle, and never points at a pass);
+ * - a failed requirement that keeps a gating one from being judged gates the verdict itself, so that
+ *   a non-conformant verdict always names a failed gating requirement (a SHOULD blocking a MUST
+ *   without --strict).
+ *
+ * Afterwards every id in a `blockedBy` names a failed requirement.
+ */
+import { describeFailure, type RequirementResult } from './results.ts';
+
+const isBlocked = (r: RequirementResult | undefined): r is RequirementResult =>
+  r !== undefined && r.status === 'skipped' && (r.blockedBy?.length ?? 0) > 0;
+
+export function resolveBlocking(results: readonly RequirementResult[]): RequirementResult[] {
+  let current = [...results];
+  for (;;) {
+    const byId = new Map(current.map((r) => [r.id, r]));
+    // The failed requirements a blocked one reaches through blockers that are blocked themselves.
+    const roots = (r: RequirementResult, seen: Set<string>): string[] =>
+      (r.blockedBy ?? []).flatMap((id) => {
+        const blocker = byId.get(id);
+        if (!blocker || seen.has(id)) return [];
+        if (blocker.status === 'failed') return [id];
+        return isBlocked(blocker) ? roots(blocker, new Set([...seen, id])) : [];
+      });
+    const order = new Map(current.map((r, i) => [r.id, i]));
+    const rooted = current.map((r) => {
+      if (!isBlocked(r)) return r;
+      const found = [...new Set(roots(r, new Set([r.id])))];
+      if (found.length === 0) return r;
+      found.sort((a, b) => (order.get(a) ?? 0) - (order.get(b) ?? 0));
+      return { ...r, blockedBy: found };
+    });
+    const rootedById = new Map(rooted.map((r) => [r.id, r]));
+    const orphans = rooted.filter((r) => isBlocked(r) && roots(r, new Set([r.id])).length === 0);
+    if (orphans.length === 0) return promoteGatingBlockers(rooted);
+    // Those whose blockers are all settled (passed, skipped, not run) fail first; only when none is
+    // left do the ones in a circle fail, and what hung on the circle is then blocked by them.
+    const settled = orphans.filter((r) => (r.blockedBy ?? []).every((id) => !isBlocked(rootedById.get(id))));
+    const failing = new Set(
+      (settled.length > 0 ? settled : orphans.filter((r) => onCircle(r, rootedById))).map((r) => r.id),
+    );
+    current = rooted.map((r) => (failing.has(r.id) ? failsItself(r, rootedById) : r));
+  }
+}
+
+/** Whether following blocked blockers from `r` leads back to `r`. */
+function onCircle(r: RequirementResult, byId: ReadonlyMap<string, RequirementResult>): boolean {
+  const seen = new Set<string>();
+  const walk = (at: RequirementResult): boolean =>
+    (at.blockedBy ?? []).some((id) => {
+      if (id === r.id) return true;
+      const next = byId.get(id);
+      if (seen.has(id) || !isBlocked(next)) return false;
+      seen.add(id);
+      return walk(next);
+    });
+  return walk(r);
+}
+
+/** A blocked requirement that no failed requirement explains: its check met a failure of its own. */
+function failsItself(r: RequirementResult, byId: ReadonlyMap<string, RequirementResult>): RequirementResult {
+  const { blockedBy = [], ...rest } = r;
+  const detail = describeFailure({
+    message: r.message ?? '',
+    ...(r.expected === undefined ? {} : { expected: r.expected }),
+    ...(r.received === undefined ? {} : { received: r.received }),
+  });
+  const passed = blockedBy.filter((id) => byId.get(id)?.status === 'passed');
+  const circle = blockedBy.filter((id) => isBlocked(byId.get(id)));
+  const notRun = blockedBy.filter((id) => !passed.includes(id) && !circle.includes(id));
+  const why = [
+    passed.length > 0 ? `although ${passed.join(', ')} passed its own checks` : '',
+    notRun.length > 0
+      ? `${passed.length > 0 ? 'and ' : ''}${notRun.map((id) => `${id} ${skipNote(byId.get(id))}`).join(', ')}`
+      : '',
+    circle.length > 0
+      ? `${passed.length + notRun.length > 0 ? 'and ' : ''}${circle.join(', ')} could not judge it either (blocked in turn by this one)`
+      : '',
+  ]
+    .filter(Boolean)
+    .join(' ');
+  return { ...rest, status: 'failed', message: `${detail} (a precondition of this check failed, ${why})` };
+}
+
+function skipNote(r: RequirementResult | undefined): string {
+  if (!r) return 'was not run';
+  return r.message ? `was not judged (${r.message})` : 'was not judged';
+}
+
+/**
+ * A failed requirement that blocks a gating one gates the verdict: the run cannot be conformant while
+ * a gating requirement is unjudged, and the verdict then names what to fix.
+ */
+function promoteGatingBlockers(results: readonly RequirementResult[]): RequirementResult[] {
+  const keeps = new Map<string, string[]>();
+  for (const r of results) {
+    if (!isBlocked(r) || !r.gating) continue;
+    for (const id of r.blockedBy ?? []) keeps.set(id, [...(keeps.get(id) ?? []), r.id]);
+  }
+  return results.map((r) => {
+    const kept = keeps.get(r.id);
+    if (r.status !== 'failed' || r.gating || !kept) return r;
+    return {
+      ...r,
+      gating: true,
+      message: `${r.message ?? ''} (gating: it keeps ${kept.join(', ')} from being judged)`,
+    };
+  });
+}

@@ -1,0 +1,124 @@
+/**
+ * What a run's results are made of: a test's outcome, a requirement's result, the roll-up. The bottom
+ * of cli/record/: the roll-up (rollup.ts) and the blocking rules (blocking.ts) both read it.
+ */
+import type { Level, Requirement } from '../../catalog/catalog.ts';
+
+export type Status = 'passed' | 'failed' | 'skipped';
+
+/** What a failed check says: the suites' ConformanceError carries expected/received/reproduce. */
+export interface Failure {
+  readonly message: string;
+  readonly expected?: string;
+  readonly received?: string;
+  readonly reproduce?: string;
+}
+
+/** A 5xx answer a test received, whatever it checked (task.meta.serverErrors); masked. */
+export interface ServerErrorSeen {
+  readonly method: string;
+  readonly url: string;
+  readonly status: number;
+  readonly reproduce: string;
+}
+
+/** The MUST that no request of the suite is answered with a 5xx: every test's 5xx answers fail it. */
+export const NO_5XX_ID = 'ANY-NO-5XX';
+
+/**
+ * A failure of another requirement's rule that a test saw while checking its own (task.meta.findings):
+ * an answer that disagrees with what the run created (suites/harness/model.ts). It fails the
+ * requirement it names, not the test that saw it; masked.
+ */
+export interface Finding {
+  readonly requirementId: string;
+  readonly expected: string;
+  readonly received: string;
+  readonly reproduce: string;
+}
+
+/** One vitest test, reduced to what the roll-up needs. */
+export interface TestOutcome {
+  /** From testCase.meta().requirementId; undefined when a test carries none (a suite bug). */
+  readonly requirementId: string | undefined;
+  readonly name: string;
+  /** The suite file, relative to the package root. */
+  readonly file: string;
+  readonly state: Status;
+  /** Why it was skipped (ctx.skip(reason)). */
+  readonly note?: string;
+  readonly failures: readonly Failure[];
+  readonly durationMs: number;
+  /** The 5xx answers this test received (the first few). */
+  readonly serverErrors?: readonly ServerErrorSeen[];
+  /**
+   * Skipped because a precondition could not be had: the requirements whose failure blocks it
+   * (task.meta.blockedBy). Its `failures` then hold the evidence: what was needed and what came back.
+   */
+  readonly blockedBy?: readonly string[];
+  /** Failed by an exception of the check itself, not an HTTP expectation: a bug of the suite. */
+  readonly suiteError?: string;
+  /** Failures of other requirements' rules this test saw (the first few). */
+  readonly findings?: readonly Finding[];
+}
+
+export interface RequirementResult {
+  readonly id: string;
+  readonly level: Level;
+  readonly title: string;
+  readonly operation: Requirement['operation'];
+  readonly status: Status;
+  /** Failed: what was expected and what came back. Skipped: the reason. */
+  readonly message?: string;
+  readonly expected?: string;
+  readonly received?: string;
+  readonly reproduce?: string;
+  /**
+   * Blocked (status skipped): the requirements whose failure kept it from being judged; `message`
+   * says what came back. A blocked gating requirement never makes a run conformant.
+   */
+  readonly blockedBy?: readonly string[];
+  /** Failed or blocked: whether this decides the verdict (MUST; SHOULD with --strict). */
+  readonly gating: boolean;
+  readonly tests: { readonly passed: number; readonly failed: number; readonly skipped: number };
+  readonly durationMs: number;
+}
+
+export interface RollUp {
+  readonly results: readonly RequirementResult[];
+  readonly verdict: 'conformant' | 'non-conformant';
+  /** `skipped` counts every skipped requirement, the blocked ones included; `blocked` counts those. */
+  readonly totals: {
+    readonly passed: number;
+    readonly failed: number;
+    readonly skipped: number;
+    readonly blocked: number;
+  };
+  /** Selected requirements that no test reported on: the suite broke, the run cannot judge. */
+  readonly unjudged: readonly string[];
+  /** Problems of the suite that do not stop the verdict (tests without or with an unknown id). */
+  readonly suiteWarnings: readonly string[];
+}
+
+/** Whether a result is blocked: skipped because requirements it depends on failed. */
+export function isBlockedResult(r: RequirementResult): boolean {
+  return r.status === 'skipped' && r.blockedBy !== undefined && r.blockedBy.length > 0;
+}
+
+/** "what was expected and what came back", in one line. */
+export function describeFailure(failure: Failure | undefined): string {
+  if (!failure) return 'failed without an error message';
+  if (failure.expected !== undefined || failure.received !== undefined) {
+    return [
+      failure.expected === undefined ? '' : `expected ${failure.expected}`,
+      failure.received === undefined ? '' : `received ${failure.received}`,
+    ]
+      .filter(Boolean)
+      .join('; ');
+  }
+  return firstLine(failure.message) || 'failed';
+}
+
+function firstLine(text: string): string {
+  return (text.split('\n').find((line) => line.trim() !== '') ?? '').trim();
+}

@@ -1,0 +1,516 @@
+import type { Config } from './config.ts';
+import { type Contract, loadContract, type Schema } from './contract.ts';
+import type { SentRequest } from './exchange.ts';
+import { clip, toCurl } from './exchange.ts';
+import { exactInteger, INT64_MAX, INT64_MIN, isExactNumber, parseBody } from './json.ts';
+import { redact } from './redact.ts';
+
+/*
+ * The run's model of the service (issue 18): what this worker created through it (each create as
+ * sent, byte for byte, and how it was answered), which creates were refused, and, read-only, the
+ * pets it saw. Every client of a check reports its exchanges here (client.ts), and every answer to a
+ * show or a list is held against it:
+ *
+ * - a pet the run created (answered 2xx before the read was sent) comes back with every field it was
+ *   sent with, equal: strings code point for code point, the id digit for digit; a field that was not
+ *   sent may be absent or hold any valid value (the document leaves that open); properties the Pet
+ *   schema does not declare are not compared (the document does not say they are kept);
+ * - where the same id was sent more than once (a duplicate, whose outcome is CREATE-DUPLICATE-ID's to
+ *   judge), the pet may equal any of the bodies sent with that id before the read was answered;
+ * - an id whose pet the server may have made something else of (a 2xx to an invalid body, to a PUT,
+ *   PATCH or DELETE) is not judged any more;
+ * - read-only, a pet shown by GET /pets/{id} agrees with what an earlier answer showed of it (pets
+ *   cannot change: the contract has no operation that changes one).
+ *
+ * An answer that disagrees is a Finding for the requirement whose rule it breaks (CREATE-PERSISTED
+ * for the fields of a pet read back, SHOW-OK for a show that answers with another pet, or
+ * CREATE-INT64-EXACT when that other id is the same beyond 2^53), whichever check received it: the
+ * roll-up fails that requirement, and the check that saw it keeps its own result. Only answers the
+ * Pet schema accepts are compared (a malformed pet is ANY-PET-SCHEMA's), and a pet that is not found
+ * is left to the checks (blocked.ts), which know why they expected it.
+ *
+ * The model also knows which creates overlapped: a pet created while no other create of this worker
+ * was in flight is one the server had to itself, so losing it is CREATE-PERSISTED's fault and not
+ * CREATE-CONCURRENT's; `alone` creates wait for that (see admit()).
+ */
+
+/** A failure of a requirement's rule seen in an answer, masked; the roll-up fails that requirement. */
+export interface Finding {
+  readonly requirementId: string;
+  readonly expected: string;
+  readonly received: string;
+  readonly reproduce: string;
+  /** The id of the pet the answer got wrong (the model's findings; not reported). */
+  readonly petId?: string;
+}
+
+/** The fields of a Pet the model compares, besides the id. */
+export const PET_FIELDS = ['name', 'tag', 'status'] as const;
+export type PetFields = Partial<Record<(typeof PET_FIELDS)[number], string>>;
+
+/** One create as sent and answered. */
+export interface Attempt {
+  /** The id's canonical digits. */
+  readonly id: string;
+  /** The Pet fields sent; undefined when the body was not a valid Pet. */
+  readonly fields: PetFields | undefined;
+  readonly sent: SentRequest;
+  readonly sentAt: number;
+  readonly answeredAt?: number;
+  /** Undefined until answered, and when no answer came. */
+  readonly status?: number;
+  /** Another create of this worker was in flight while this one was. */
+  readonly overlapped: boolean;
+}
+
+/**
+ * A create the model follows. Its body is read after it was sent (flush()), so that creates sent
+ * together leave together: the model costs them nothing on the way out.
+ */
+class Create {
+  id?: string;
+  fields?: PetFields;
+  answeredAt?: number;
+  status?: number;
+  overlapped = false;
+  read = false;
+  constructor(
+    readonly sent: SentRequest,
+    readonly sentAt: number,
+  ) {}
+}
+
+interface Entry {
+  readonly attempts: Create[];
+  /** Why the pet is no longer judged: the server may have made something else of it. */
+  unknown?: string;
+  /** Read-only: the fields first seen, and where. */
+  seen?: { readonly fields: PetFields; readonly where: string };
+}
+
+/** A request the model follows, from its sending to its answer. */
+export interface Watch {
+  readonly sent: SentRequest;
+  readonly sentAt: number;
+  readonly kind: 'create' | 'show' | 'list' | 'change' | 'other';
+  /** The id of a show or of a change, as the path gives it (decoded). */
+  readonly id?: string;
+  readonly create?: Create;
+  /** Waits, for a create, until the model lets it go (see admit()). */
+  readonly admitted: Promise<void>;
+}
+
+/** Create bodies larger than this are not read by the model (CREATE-BODY-TOO-LARGE's 4 MiB). */
+const MAX_MODELLED_BODY = 64 * 1024;
+const TWO_TO_53 = 2n ** 53n;
+
+/** The canonical digits of an int64, or undefined. */
+function int64Digits(value: unknown): string | undefined {
+  const n = exactInteger(value);
+  return n !== undefined && n >= INT64_MIN && n <= INT64_MAX ? n.toString() : undefined;
+}
+
+/** Whether a value is a JSON object (not an array, not null). */
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function fieldsOf(pet: Record<string, unknown>): PetFields {
+  const out: PetFields = {};
+  for (const key of PET_FIELDS) if (typeof pet[key] === 'string') out[key] = pet[key];
+  return out;
+}
+
+/**
+ * A string as a person fixing a server needs to see it: as JSON, and where invisible differences hide
+ * (white space at an end, characters outside printable ASCII) its code points too.
+ */
+export function showString(s: string | undefined): string {
+  if (s === undefined) return '(absent)';
+  const json = JSON.stringify(s);
+  if (!/^\S(.*\S)?$|^$/su.test(s) || /[^\x20-\x7e]/.test(s)) {
+    const points = [...s].map((c) => `U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`);
+    const shown = points.length > 16 ? [...points.slice(0, 16), `… (${points.length} code points)`] : points;
+    return `${json} [${shown.join(' ')}]`;
+  }
+  return json;
+}
+
+/** The fields sent that do not come back equal: [] when the pet shown has each of them. */
+export function differences(sent: PetFields, shown: Record<string, unknown>): string[] {
+  const diffs: string[] = [];
+  for (const key of PET_FIELDS) {
+    const want = sent[key];
+    if (want === undefined) continue;
+    const got = shown[key];
+    if (got !== want)
+      diffs.push(
+        `${key} ${typeof got === 'string' ? showString(got) : '(absent)'} where ${showString(want)} was sent`,
+      );
+  }
+  return diffs;
+}
+
+/** The pet's fields, as the expected side of a message. */
+function describeSent(id: string, fields: PetFields): string {
+  const parts = PET_FIELDS.filter((k) => fields[k] !== undefined).map((k) => `${k} ${showString(fields[k])}`);
+  return `pet ${id} with the fields it was created with (${parts.join(', ') || 'name only'})`;
+}
+
+export class Model {
+  private readonly entries = new Map<string, Entry>();
+  private clock = 0;
+  /** When a create was last answered: what was judged before may be judged otherwise now. */
+  private lastCreateAnswered = 0;
+  /** Listed pets judged without a finding: their id's text → what was listed, and when. */
+  private readonly listedBefore = new Map<string, { signature: string; clock: number }>();
+  private readonly inFlight = new Set<Create>();
+  /** Creates sent whose bodies the model has not read yet. */
+  private unread: Create[] = [];
+  private creating = 0;
+  private aloneWaiting = 0;
+  private aloneRunning = false;
+  private wake: (() => void)[] = [];
+
+  constructor(
+    private readonly config: Pick<Config, 'baseUrl' | 'readOnly'>,
+    private readonly contract: Contract,
+    private readonly petSchema: Schema = contract.schema('Pet'),
+  ) {}
+
+  /** The creates sent with this id, oldest first (each as sent, and its answer). */
+  attemptsOf(id: string): readonly Attempt[] {
+    this.flush();
+    return (this.entries.get(id)?.attempts ?? []) as Attempt[];
+  }
+
+  /** Whether a create of this id was answered 2xx with a valid Pet, and nothing since made it unknown. */
+  isCreated(id: string, before = Number.POSITIVE_INFINITY): boolean {
+    this.flush();
+    const entry = this.entries.get(id);
+    return (
+      entry !== undefined &&
+      entry.unknown === undefined &&
+      entry.attempts.some((a) => a.fields && isSuccess(a.status) && (a.answeredAt ?? Infinity) < before)
+    );
+  }
+
+  /** Follows a request: call when it is about to be sent; `alone` for a create that must not overlap. */
+  watch(sent: SentRequest, alone = false): Watch {
+    const sentAt = ++this.clock;
+    const route = this.route(sent);
+    if (route.kind !== 'create') return { sent, sentAt, ...route, admitted: Promise.resolve() };
+    const create = new Create(sent, sentAt);
+    this.unread.push(create);
+    return { sent, sentAt, kind: 'create', create, admitted: this.admit(create, alone) };
+  }
+
+  /**
+   * Takes the answer (undefined: none came) to a request it watched, and returns the findings: the
+   * rules the answer breaks, each for the requirement whose rule it is.
+   */
+  settle(w: Watch, status: number | undefined, body?: Buffer, text?: string): Finding[] {
+    const answeredAt = ++this.clock;
+    this.flush();
+    if (w.kind === 'create') {
+      this.creating--;
+      this.lastCreateAnswered = answeredAt;
+      const c = w.create!;
+      this.inFlight.delete(c);
+      c.answeredAt = answeredAt;
+      if (status !== undefined) c.status = status;
+      if (c.id !== undefined && isSuccess(status) && !c.fields)
+        this.forget(c.id, 'a create of it with a body that is not a valid Pet was answered 2xx');
+      if (this.aloneRunning && this.creating === 0) this.aloneRunning = false;
+      this.notify();
+      return [];
+    }
+    if (w.kind === 'change') this.lastCreateAnswered = answeredAt;
+    if (w.kind === 'change' && w.id !== undefined && isSuccess(status)) {
+      this.forget(w.id, `${w.sent.method} of it was answered ${status}`);
+      return [];
+    }
+    if (status !== 200 || body === undefined || (w.kind !== 'show' && w.kind !== 'list')) return [];
+    const parsed = parseBody(body, text ?? body.toString('utf8'));
+    if (!parsed.ok) return [];
+    if (w.kind === 'show') {
+      const finding = this.judgeShown(w, parsed.value, parsed.exact, status);
+      return finding ? [finding] : [];
+    }
+    if (!Array.isArray(parsed.value) || !Array.isArray(parsed.exact)) return [];
+    const findings: Finding[] = [];
+    const exact = parsed.exact as unknown[];
+    parsed.value.forEach((item, i) => {
+      const finding = this.judgeListed(w, item, exact[i]);
+      if (finding) findings.push(finding);
+    });
+    return findings;
+  }
+
+  /** The id of an answered pet, when it is a Pet by the schema; undefined otherwise. */
+  private petId(value: unknown, exact: unknown): string | undefined {
+    if (!isObject(value) || !isObject(exact)) return undefined;
+    if (this.contract.validate(this.petSchema, value, exact).length > 0) return undefined;
+    return int64Digits(exact.id);
+  }
+
+  private judgeShown(w: Watch, value: unknown, exact: unknown, status: number): Finding | undefined {
+    const shownId = this.petId(value, exact);
+    // Only an id in its canonical digits names one pet for certain ("007" is left to the server).
+    const asked = w.id !== undefined && int64Digits(integerOfDigits(w.id)) === w.id ? w.id : undefined;
+    if (asked === undefined || shownId === undefined) return undefined;
+    const pet = value as Record<string, unknown>;
+    if (this.isCreated(asked, w.sentAt)) {
+      if (shownId !== asked) {
+        const beyond = BigInt(asked) >= TWO_TO_53 || BigInt(asked) <= -TWO_TO_53;
+        return this.finding(w, beyond ? 'CREATE-INT64-EXACT' : 'SHOW-OK', {
+          expected: `pet ${asked}, which the run created, shown with its id digit for digit`,
+          received: `${status} with id ${shownId}`,
+          petId: asked,
+        });
+      }
+      return this.judgeFields(w, asked, pet, `${status}`);
+    }
+    if (shownId !== asked) return undefined;
+    const conflict = this.seenConflict(asked, pet);
+    if (conflict)
+      return this.finding(w, 'SHOW-OK', {
+        expected: `pet ${asked} as ${conflict.where} showed it (a pet cannot change: the contract has no operation that changes one)`,
+        received: `${status} with ${conflict.diffs}`,
+      });
+    this.noteSeen(asked, pet, w);
+    return undefined;
+  }
+
+  private judgeListed(w: Watch, value: unknown, exact: unknown): Finding | undefined {
+    // Lists show the same pets again and again: a pet listed as it was already listed, with no create
+    // of its id since, was judged then (a Pet by the schema, equal to what was sent, or not created).
+    const memo = isObject(value) && isObject(exact) ? listedMemo(value, exact) : undefined;
+    const known = memo === undefined ? undefined : this.listedBefore.get(memo.id);
+    if (memo && known && known.signature === memo.signature && known.clock >= this.lastCreateAnswered)
+      return undefined;
+    const finding = this.judgeListedItem(w, value, exact);
+    if (memo && !finding) this.listedBefore.set(memo.id, { signature: memo.signature, clock: this.clock });
+    return finding;
+  }
+
+  private judgeListedItem(w: Watch, value: unknown, exact: unknown): Finding | undefined {
+    const id = this.petId(value, exact);
+    if (id === undefined) return undefined;
+    const pet = value as Record<string, unknown>;
+    if (this.isCreated(id, w.sentAt)) return this.judgeFields(w, id, pet, `200 listing pet ${id}`);
+    this.noteSeen(id, pet, w);
+    return undefined;
+  }
+
+  /** CREATE-PERSISTED: every field sent comes back equal, against any body sent with this id so far. */
+  private judgeFields(
+    w: Watch,
+    id: string,
+    shown: Record<string, unknown>,
+    how: string,
+  ): Finding | undefined {
+    const entry = this.entries.get(id)!;
+    const candidates = entry.attempts.filter((a) => a.fields);
+    if (candidates.some((a) => differences(a.fields!, shown).length === 0)) return undefined;
+    const created = [...candidates].reverse().find((a) => isSuccess(a.status)) ?? candidates[0]!;
+    const diffs = differences(created.fields!, shown);
+    const others =
+      candidates.length > 1
+        ? ` (nor any of the ${candidates.length - 1} other bodies sent with this id)`
+        : '';
+    return this.finding(w, 'CREATE-PERSISTED', {
+      expected: describeSent(id, created.fields!),
+      received: `${how} with ${diffs.join(', ')}${others}`,
+      createdBy: created,
+      petId: id,
+    });
+  }
+
+  /** Read-only: what was first seen of a pet, and where. */
+  private noteSeen(id: string, pet: Record<string, unknown>, w: Watch): void {
+    if (!this.config.readOnly) return;
+    const entry = this.entryOf(id);
+    entry.seen ??= { fields: fieldsOf(pet), where: `${w.sent.method} ${pathOf(w.sent.url)}` };
+  }
+
+  /** Read-only: how a pet shown now differs from what was first seen of it (fields present in both). */
+  private seenConflict(
+    id: string,
+    pet: Record<string, unknown>,
+  ): { where: string; diffs: string } | undefined {
+    const seen = this.config.readOnly ? this.entries.get(id)?.seen : undefined;
+    if (!seen) return undefined;
+    const now = fieldsOf(pet);
+    const keys = PET_FIELDS.filter(
+      (k) => seen.fields[k] !== undefined && now[k] !== undefined && seen.fields[k] !== now[k],
+    );
+    if (keys.length === 0) return undefined;
+    return {
+      where: seen.where,
+      diffs: keys
+        .map((k) => `${k} ${showString(now[k])} where it showed ${showString(seen.fields[k])}`)
+        .join(', '),
+    };
+  }
+
+  private finding(
+    w: Watch,
+    requirementId: string,
+    what: { expected: string; received: string; createdBy?: Create; petId?: string },
+  ): Finding {
+    const by = what.createdBy;
+    // On the same server the read shows it again; the comment says how the pet was made.
+    const made = by
+      ? `  # pet ${by.id} was created by this run: ${by.sent.method} ${pathOf(by.sent.url)} ${clip(Buffer.from(by.sent.body ?? []).toString('utf8'), 300)} answered ${by.status ?? 'nothing'}`
+      : '';
+    return {
+      requirementId,
+      expected: redact(what.expected),
+      received: redact(`${w.sent.method} ${pathOf(w.sent.url)} answered ${what.received}`),
+      reproduce: redact(`${toCurl(w.sent)}${made.replace(/[\r\n]+/g, ' ')}`),
+      ...(what.petId === undefined ? {} : { petId: what.petId }),
+    };
+  }
+
+  private entryOf(id: string): Entry {
+    let entry = this.entries.get(id);
+    if (!entry) {
+      entry = { attempts: [] };
+      this.entries.set(id, entry);
+    }
+    return entry;
+  }
+
+  private forget(id: string, why: string): void {
+    this.entryOf(id).unknown ??= why;
+  }
+
+  /** What a request is, relative to the base URL. */
+  private route(sent: SentRequest): { kind: Watch['kind']; id?: string } {
+    const base = this.config.baseUrl.replace(/\/+$/, '');
+    if (!sent.url.startsWith(`${base}/`)) return { kind: 'other' };
+    const rest = sent.url.slice(base.length);
+    const q = rest.indexOf('?');
+    const path = q < 0 ? rest : rest.slice(0, q);
+    if (path === '/pets') {
+      if (sent.method === 'POST') return { kind: 'create' };
+      return sent.method === 'GET' ? { kind: 'list' } : { kind: 'other' };
+    }
+    const m = /^\/pets\/([^/]+)$/.exec(path);
+    if (!m) return { kind: 'other' };
+    let id: string;
+    try {
+      id = decodeURIComponent(m[1]!);
+    } catch {
+      return { kind: 'other' };
+    }
+    if (sent.method === 'GET') return { kind: 'show', id };
+    return ['PUT', 'PATCH', 'DELETE', 'POST'].includes(sent.method)
+      ? { kind: 'change', id }
+      : { kind: 'other' };
+  }
+
+  /** Reads the bodies of the creates sent so far, in the order they were sent. */
+  private flush(): void {
+    if (this.unread.length === 0) return;
+    const unread = this.unread;
+    this.unread = [];
+    for (const c of unread) this.read(c);
+  }
+
+  /** What a create body holds, when it carries an int64 id the model can follow. */
+  private read(c: Create): void {
+    if (c.read) return;
+    c.read = true;
+    const body = c.sent.body;
+    if (!body || body.length > MAX_MODELLED_BODY) return;
+    const parsed = parseBody(body, Buffer.from(body).toString('utf8'));
+    if (!parsed.ok || !isObject(parsed.value) || !isObject(parsed.exact)) return;
+    const id = int64Digits(parsed.exact.id);
+    if (id === undefined) return;
+    c.id = id;
+    if (this.contract.validate(this.petSchema, parsed.value, parsed.exact).length === 0)
+      c.fields = fieldsOf(parsed.value);
+    this.entryOf(id).attempts.push(c);
+  }
+
+  /**
+   * Lets a create go. An `alone` create waits until no other create of this worker is in flight, and
+   * holds back those that come after it until it is answered; the others wait only for an `alone`
+   * one (waiting or running). Each create in flight with another is marked overlapped.
+   */
+  private async admit(create: Create, alone: boolean): Promise<void> {
+    if (alone) {
+      this.aloneWaiting++;
+      while (this.aloneRunning || this.creating > 0) await this.changed();
+      this.aloneWaiting--;
+      this.aloneRunning = true;
+    } else {
+      while (this.aloneRunning || this.aloneWaiting > 0) await this.changed();
+    }
+    this.creating++;
+    if (this.inFlight.size > 0) {
+      create.overlapped = true;
+      for (const other of this.inFlight) other.overlapped = true;
+    }
+    this.inFlight.add(create);
+  }
+
+  private changed(): Promise<void> {
+    return new Promise((resolve) => this.wake.push(resolve));
+  }
+
+  private notify(): void {
+    const waiting = this.wake;
+    this.wake = [];
+    for (const resolve of waiting) resolve();
+  }
+}
+
+/**
+ * What a listed item shows, as a key: its id as written and its fields. Two items alike in these are
+ * judged alike (other properties are neither compared nor constrained by the Pet schema).
+ */
+function listedMemo(
+  value: Record<string, unknown>,
+  exact: Record<string, unknown>,
+): { id: string; signature: string } | undefined {
+  if (!isExactNumber(exact.id)) return undefined;
+  const parts = PET_FIELDS.map((k) => {
+    const v = value[k];
+    return v === undefined ? '\u0001' : typeof v === 'string' ? v : `\u0002${JSON.stringify(v)}`;
+  });
+  return { id: exact.id.value, signature: parts.join('\u0000') };
+}
+
+function isSuccess(status: number | undefined): boolean {
+  return status !== undefined && status >= 200 && status <= 299;
+}
+
+function integerOfDigits(text: string): bigint | undefined {
+  return /^-?\d{1,20}$/.test(text) ? BigInt(text) : undefined;
+}
+
+/** "/v1/pets/7?limit=1": a URL without its scheme and host. */
+function pathOf(url: string): string {
+  const u = new URL(url);
+  return `${u.pathname}${u.search}`;
+}
+
+/**
+ * The model of this worker's run against a base URL: one for every check of every file the worker
+ * runs (module instances differ between isolated files; globalThis does not).
+ */
+export async function runModel(config: Pick<Config, 'baseUrl' | 'readOnly'>): Promise<Model> {
+  const key = Symbol.for('petstore-conformance.model');
+  const holder = globalThis as { [key]?: Map<string, Promise<Model>> };
+  holder[key] ??= new Map();
+  const models = holder[key];
+  let model = models.get(config.baseUrl);
+  if (!model) {
+    model = loadContract().then((contract) => new Model(config, contract));
+    models.set(config.baseUrl, model);
+  }
+  return model;
+}

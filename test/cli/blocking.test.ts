@@ -1,0 +1,196 @@
+import { describe, expect, test } from 'vitest';
+import type { Requirement } from '../../catalog/catalog.ts';
+import { rollUp, type TestOutcome } from '../../cli/record/rollup.ts';
+
+const req = (id: string, level: Requirement['level']) =>
+  ({ id, level, title: `${id} title`, operation: 'createPets', needs: [] }) as unknown as Requirement;
+const requirements = [
+  req('CREATE-A', 'MUST'),
+  req('CREATE-B', 'MUST'),
+  req('LIST-F', 'SHOULD'),
+  req('LIST-M', 'MUST'),
+  req('SHOW-X', 'MUST'),
+  req('SHOW-Y', 'MAY'),
+];
+const catalog = { requirements, get: (id: string) => requirements.find((r) => r.id === id) };
+
+const passed = (id: string): TestOutcome => ({
+  requirementId: id,
+  name: `${id} test`,
+  file: 'suites/x.test.ts',
+  state: 'passed',
+  failures: [],
+  durationMs: 1,
+});
+const failed = (id: string, received = 'GET /pets/7 answered 404'): TestOutcome => ({
+  ...passed(id),
+  state: 'failed',
+  failures: [{ message: 'x', expected: 'status 200', received, reproduce: "curl -i -sS 'u'" }],
+});
+const blocked = (id: string, by: string[]): TestOutcome => ({
+  ...passed(id),
+  state: 'skipped',
+  note: `blocked by ${by.join(', ')}: GET /pets/7 answered 404`,
+  blockedBy: by,
+  failures: [
+    {
+      message: 'blocked',
+      expected: 'status 200 to GET /pets/7',
+      received: 'GET /pets/7 answered 404',
+      reproduce: "curl -i -sS 'u'",
+    },
+  ],
+});
+
+const run = (outcomes: TestOutcome[], options = { only: [] as string[], strict: false }) => {
+  const judged = rollUp(catalog, outcomes, options);
+  const byId = new Map(judged.results.map((r) => [r.id, r]));
+  /** Every blockedBy names failed requirements only (issue 18, point 3). */
+  for (const r of judged.results) {
+    for (const id of r.blockedBy ?? [])
+      expect(byId.get(id)?.status, `${r.id} blocked by ${id}`).toBe('failed');
+  }
+  /** A non-conformant verdict names a failed gating requirement. */
+  if (judged.verdict === 'non-conformant') {
+    expect(judged.results.some((r) => r.status === 'failed' && r.gating)).toBe(true);
+  }
+  return { ...judged, byId };
+};
+
+describe('blocking: every blockedBy names a failed requirement', () => {
+  test('two requirements blocked by each other, nothing failed: both fail, each with its own evidence', () => {
+    const { byId, verdict, totals } = run([
+      blocked('CREATE-A', ['CREATE-B']),
+      blocked('CREATE-B', ['CREATE-A']),
+      passed('LIST-F'),
+      passed('LIST-M'),
+      passed('SHOW-X'),
+      passed('SHOW-Y'),
+    ]);
+    for (const id of ['CREATE-A', 'CREATE-B']) {
+      expect(byId.get(id)).toMatchObject({
+        status: 'failed',
+        gating: true,
+        received: 'GET /pets/7 answered 404',
+      });
+      expect(byId.get(id)?.message).toMatch(/could not judge it either \(blocked in turn by this one\)/);
+    }
+    expect(verdict).toBe('non-conformant');
+    expect(totals.blocked).toBe(0);
+  });
+
+  test('a chain is followed to the failed requirement at its end', () => {
+    const { byId } = run([
+      failed('CREATE-A'),
+      blocked('CREATE-B', ['CREATE-A']),
+      blocked('SHOW-X', ['CREATE-B']),
+      passed('LIST-F'),
+      passed('LIST-M'),
+      passed('SHOW-Y'),
+    ]);
+    expect(byId.get('SHOW-X')).toMatchObject({ status: 'skipped', blockedBy: ['CREATE-A'] });
+    expect(byId.get('CREATE-B')).toMatchObject({ status: 'skipped', blockedBy: ['CREATE-A'] });
+  });
+
+  test('blocked by one that failed and one that passed: only the failed one is named', () => {
+    const { byId } = run([
+      passed('CREATE-A'),
+      failed('CREATE-B'),
+      blocked('SHOW-X', ['CREATE-A', 'CREATE-B']),
+      passed('LIST-F'),
+      passed('LIST-M'),
+      passed('SHOW-Y'),
+    ]);
+    expect(byId.get('SHOW-X')?.blockedBy).toEqual(['CREATE-B']);
+  });
+
+  test('what hangs on a circle is blocked by the requirements of the circle, which fail', () => {
+    const { byId } = run([
+      blocked('CREATE-A', ['CREATE-B']),
+      blocked('CREATE-B', ['CREATE-A']),
+      blocked('SHOW-X', ['CREATE-A']),
+      passed('LIST-F'),
+      passed('LIST-M'),
+      passed('SHOW-Y'),
+    ]);
+    expect(byId.get('CREATE-A')?.status).toBe('failed');
+    expect(byId.get('SHOW-X')).toMatchObject({ status: 'skipped', blockedBy: ['CREATE-A'] });
+  });
+
+  test('blocked by a requirement --only left out: the check fails itself, saying that the judge was not run', () => {
+    const { byId, verdict } = run([blocked('SHOW-X', ['CREATE-A']), passed('SHOW-Y')], {
+      only: ['SHOW'],
+      strict: false,
+    });
+    expect(byId.get('SHOW-X')?.status).toBe('failed');
+    expect(byId.get('SHOW-X')?.message).toMatch(/CREATE-A was not judged \(not selected by --only\)/);
+    expect(verdict).toBe('non-conformant');
+  });
+
+  test('a SHOULD that blocks a MUST gates without --strict, and says why; with the MUST unblocked it does not', () => {
+    const { byId, verdict } = run([
+      passed('CREATE-A'),
+      passed('CREATE-B'),
+      failed('LIST-F', 'GET /pets answered 200, JSON array of 0 items'),
+      blocked('LIST-M', ['LIST-F']),
+      passed('SHOW-X'),
+      passed('SHOW-Y'),
+    ]);
+    expect(byId.get('LIST-F')).toMatchObject({ status: 'failed', gating: true });
+    expect(byId.get('LIST-F')?.message).toMatch(/gating: it keeps LIST-M from being judged/);
+    expect(verdict).toBe('non-conformant');
+    const alone = run([
+      passed('CREATE-A'),
+      passed('CREATE-B'),
+      failed('LIST-F'),
+      passed('LIST-M'),
+      passed('SHOW-X'),
+      blocked('SHOW-Y', ['LIST-F']),
+    ]);
+    expect(alone.byId.get('LIST-F')?.gating).toBe(false);
+    expect(alone.verdict).toBe('conformant');
+  });
+});
+
+describe('findings: a rule broken in an answer another check received fails the requirement whose rule it is', () => {
+  const finding = {
+    requirementId: 'CREATE-A',
+    expected: 'pet 7 as it was created: name " Rex"',
+    received: 'GET /pets/7 answered 200 with name "Rex"',
+    reproduce: "curl -i -sS 'http://x/v1/pets/7'",
+  };
+
+  test('the requirement named fails, saying which check saw it; the check that saw it keeps its own result', () => {
+    const { byId } = run([
+      passed('CREATE-A'),
+      passed('CREATE-B'),
+      passed('LIST-F'),
+      { ...passed('LIST-M'), findings: [finding] },
+      { ...passed('SHOW-X'), findings: [finding] },
+      passed('SHOW-Y'),
+    ]);
+    expect(byId.get('CREATE-A')).toMatchObject({
+      status: 'failed',
+      gating: true,
+      expected: finding.expected,
+      reproduce: finding.reproduce,
+    });
+    expect(byId.get('CREATE-A')?.received).toBe(
+      'GET /pets/7 answered 200 with name "Rex" (seen while checking LIST-M, and by 1 other check(s))',
+    );
+    expect(byId.get('LIST-M')?.status).toBe('passed');
+  });
+
+  test('a requirement left out by --only is not failed by what another check saw', () => {
+    const { byId } = run([{ ...passed('SHOW-X'), findings: [finding] }, passed('SHOW-Y')], {
+      only: ['SHOW'],
+      strict: false,
+    });
+    expect(byId.get('CREATE-A')?.status).toBe('skipped');
+  });
+
+  test("a requirement whose own check failed keeps its own check's evidence", () => {
+    const { byId } = run([failed('CREATE-A', 'own'), { ...passed('SHOW-X'), findings: [finding] }]);
+    expect(byId.get('CREATE-A')?.received).toBe('own');
+  });
+});

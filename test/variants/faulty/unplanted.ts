@@ -1,0 +1,217 @@
+/**
+ * Faults of kinds the checks were not written against (issue 18): strings altered on the way in, a
+ * list that never shows what was created, writes lost under concurrency, nothing stored at all. The
+ * suite finds them by holding every answer against what the run created (suites/harness/model.ts)
+ * and by generated sequences of operations (suites/cross/sequences.test.ts).
+ */
+import { isLosslessNumber, stringify } from 'lossless-json';
+import { MAX_BODY_BYTES } from '../../../reference-impl/index.ts';
+import { isCreateRequest, jsonOf, withRequestBody } from '../servers/body.ts';
+import {
+  compose,
+  idText,
+  isCreate,
+  isList,
+  isShow,
+  type Json,
+  rewriteJson,
+  rewriteResponse,
+  type Wrap,
+} from '../servers/wrap.ts';
+import type { Variant } from '../variant.ts';
+
+const petObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v) && !isLosslessNumber(v);
+
+/** Hands the reference a create body changed by `change` (the bytes as they arrived, in and out). */
+function changeCreateBody(change: (body: Buffer) => Buffer): Wrap {
+  return withRequestBody(isCreateRequest, ({ body, forward }) =>
+    forward(body.length > MAX_BODY_BYTES ? body : change(body)),
+  );
+}
+
+/** The pet id a show asks for, as the path carries it (percent-decoded). */
+function shownId(path: string): string {
+  try {
+    return decodeURIComponent(path.split('/').pop() ?? '');
+  } catch {
+    return '';
+  }
+}
+
+/** A 404 as the reference writes it for an id it does not have (Deprecation and Sunset kept). */
+function notFound(res: { headers: Record<string, unknown> }, id: string) {
+  const body = JSON.stringify({
+    type: 'about:blank',
+    title: 'Not Found',
+    status: 404,
+    detail: `no pet has id ${JSON.stringify(id)}`,
+  });
+  return {
+    status: 404,
+    headers: { ...res.headers, 'content-type': 'application/problem+json' },
+    body: Buffer.from(body),
+  };
+}
+
+const isPet = (v: Json): v is Record<string, Json> => typeof v === 'object' && v !== null && 'id' in v;
+
+/**
+ * A store that keeps the pets in numbered slots and adds one by reading how many there are, waiting
+ * (an await, as a database round trip would), and writing the pet into the next slot: creates that
+ * overlap read the same count and write the same slot, and all but the last to write are lost, though
+ * each was answered 201. A create that has the store to itself is kept, and no pet is lost but by a
+ * create it overlapped with. The reference validates and answers as usual; lists and shows are served
+ * from the slots.
+ */
+function readModifyWrite(waitMs: number): Wrap {
+  const slots: string[] = [];
+  const visible = new Set<string>();
+  const serve = rewriteResponse((res, req) => {
+    if (res.status !== 200) return res;
+    if (isShow(req)) {
+      const pet = jsonOf(res.body);
+      return isPet(pet as Json) && !visible.has(idText((pet as Record<string, Json>).id))
+        ? notFound(res, shownId(req.path))
+        : res;
+    }
+    if (!isList(req)) return res;
+    // The reference accepted the limit, so it is an integer of at most 100.
+    const limit = req.query.has('limit') ? Number(req.query.get('limit')) : 100;
+    return { ...res, body: Buffer.from(`[${slots.slice(0, Math.max(0, limit)).join(',')}]`) };
+  });
+  return (handler) => {
+    const served = serve(handler);
+    return (req, res) => {
+      if (req.method !== 'POST' || !isCreateRequest(req)) return served(req, res);
+      const slot = slots.length; // read
+      const writeHead = res.writeHead.bind(res);
+      const end = res.end.bind(res);
+      let head: unknown[] | undefined;
+      const chunks: Buffer[] = [];
+      res.writeHead = ((...args: unknown[]) => {
+        head = args;
+        return res;
+      }) as typeof res.writeHead;
+      res.end = ((chunk?: unknown) => {
+        if (chunk !== undefined && chunk !== null && typeof chunk !== 'function')
+          chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk)));
+        const status = Number(head?.[0] ?? res.statusCode);
+        const body = Buffer.concat(chunks);
+        setTimeout(() => {
+          const pet = status >= 200 && status <= 299 ? jsonOf(body) : undefined;
+          if (isPet(pet as Json)) {
+            // write: whatever another create wrote into this slot meanwhile is lost
+            const id = idText((pet as Record<string, Json>).id);
+            const before = slots[slot];
+            if (before !== undefined)
+              visible.delete(idText((jsonOf(Buffer.from(before)) as Record<string, Json>).id));
+            slots[slot] = body.toString('utf8');
+            visible.add(id);
+          }
+          if (head) writeHead(...(head as Parameters<typeof res.writeHead>));
+          end(body);
+        }, waitMs);
+        return res;
+      }) as typeof res.end;
+      served(req, res);
+    };
+  };
+}
+
+/** Pets created while this server runs: shown by GET /pets/{id}, never listed. */
+function listIgnoresCreates(): Wrap {
+  const created = new Set<string>();
+  return compose(
+    rewriteResponse((res, req) => {
+      if (!isCreate(req) || res.status < 200 || res.status > 299) return res;
+      const pet = jsonOf(res.body);
+      if (isPet(pet as Json)) created.add(idText((pet as Record<string, Json>).id));
+      return res;
+    }),
+    rewriteJson(
+      (body) => (Array.isArray(body) ? body.filter((p) => !isPet(p) || !created.has(idText(p.id))) : body),
+      (req, res) => isList(req) && res.status === 200,
+    ),
+  );
+}
+
+/**
+ * Validates as the reference does and answers 201, but keeps nothing: every show is 404, every list
+ * is empty, and a second create with the same id is 201 again (there is nothing for it to conflict with).
+ */
+const storesNothing: Wrap = compose(
+  rewriteResponse((res, req) => {
+    if (isCreate(req) && res.status === 409) return { status: 201, headers: {}, body: Buffer.alloc(0) };
+    if (isShow(req) && res.status === 200) return notFound(res, shownId(req.path));
+    if (isList(req) && res.status === 200) return { ...res, body: Buffer.from('[]') };
+    return res;
+  }),
+);
+
+/** The bytes of a UTF-8 body read as Latin-1 (one character per byte), then written as UTF-8 again. */
+const latin1 = (body: Buffer) => Buffer.from(body.toString('latin1'), 'utf8');
+
+/** Blocked when pets are lost: what a lost pet keeps from its checks (as concurrent-lost-writes declares). */
+const LOST_PETS_BLOCK = [
+  'ANY-PET-SCHEMA',
+  'ANY-JSON-CONTENT-TYPE',
+  'ANY-NO-5XX',
+  'ANY-METHOD-UNDEFINED',
+  'ANY-METHOD-405',
+  'LIST-LIMIT-AT-MOST',
+  'LIST-LIMIT-FILLS',
+  'LIST-LIMIT-DEFAULT',
+  'CREATE-INT64-EXACT',
+  'CREATE-DUPLICATE-ID',
+  'SHOW-OK',
+  'SHOW-DEPRECATION-HEADER',
+  'SHOW-SUNSET-HEADER',
+];
+
+export const unplantedVariants: Variant[] = [
+  {
+    name: 'name-trimmed',
+    kind: 'faulty',
+    does: 'trims spaces and other white space from both ends of a name before keeping the pet',
+    breaks: ['CREATE-PERSISTED'],
+    server: {
+      wrap: withRequestBody(isCreateRequest, ({ body, forward }) => {
+        const pet = body.length > MAX_BODY_BYTES ? undefined : jsonOf(body);
+        if (!petObject(pet) || typeof pet.name !== 'string') return forward();
+        forward(Buffer.from(stringify({ ...pet, name: pet.name.trim() }) ?? ''));
+      }),
+    },
+  },
+  {
+    name: 'body-read-as-latin1',
+    kind: 'faulty',
+    does: 'decodes a create body as Latin-1, so that Zoë is kept as ZoÃ« and 日本 as æ\u0097¥æ\u009c¬',
+    breaks: ['CREATE-PERSISTED'],
+    server: { wrap: changeCreateBody(latin1) },
+  },
+  {
+    name: 'list-ignores-creates',
+    kind: 'faulty',
+    does: 'never lists a pet created after it started (GET /pets/{id} finds it)',
+    breaks: ['LIST-LIMIT-FILLS'],
+    blocks: ['LIST-LIMIT-AT-MOST', 'ANY-PET-SCHEMA'],
+    server: { wrap: listIgnoresCreates() },
+  },
+  {
+    name: 'read-modify-write',
+    kind: 'faulty',
+    does: 'stores a pet by reading how many it keeps, waiting 3 ms and writing the pet into the next slot, so that overlapping creates overwrite each other',
+    breaks: ['CREATE-CONCURRENT'],
+    blocks: LOST_PETS_BLOCK,
+    server: { wrap: readModifyWrite(3) },
+  },
+  {
+    name: 'stores-nothing',
+    kind: 'faulty',
+    does: 'answers 201 to every valid create and keeps nothing: no pet is ever shown or listed',
+    breaks: ['CREATE-PERSISTED'],
+    blocks: [...LOST_PETS_BLOCK, 'CREATE-CONCURRENT'],
+    server: { wrap: storesNothing },
+  },
+];
