@@ -25,23 +25,18 @@ export interface Staging {
 }
 
 /**
- * A staging folder in the system's temporary folder. Interrupted (Ctrl-C, a cancelled CI job), the
- * process leaves no staging folder behind and exits as signals do.
+ * A staging folder in the system's temporary folder. However the process ends (a run stopped by a
+ * second Ctrl-C included, run/interrupt.ts), it leaves no staging folder behind.
  */
 export function openStaging(): Staging {
   const dir = mkdtempSync(path.join(tmpdir(), 'petstore-conformance-'));
-  const stopOnSignal = (signal: NodeJS.Signals) => {
-    rmSync(dir, { recursive: true, force: true });
-    process.exit(signal === 'SIGINT' ? 130 : 143);
-  };
-  process.once('SIGINT', stopOnSignal);
-  process.once('SIGTERM', stopOnSignal);
+  const remove = () => rmSync(dir, { recursive: true, force: true });
+  process.on('exit', remove);
   return {
     allureResultsDir: path.join(dir, 'allure-results'),
     dispose() {
-      process.off('SIGINT', stopOnSignal);
-      process.off('SIGTERM', stopOnSignal);
-      rmSync(dir, { recursive: true, force: true });
+      process.off('exit', remove);
+      remove();
     },
   };
 }
@@ -54,6 +49,8 @@ export interface RunChecksInput {
   readonly staging: Staging;
   /** Progress: a suite file's tests were collected, a test finished. */
   readonly events?: CollectorEvents;
+  /** Aborted when the run is interrupted: the checks are cancelled. */
+  readonly stop?: AbortSignal;
 }
 
 /** Runs the suites once; never rejects for what the server does. */
@@ -65,6 +62,7 @@ export async function runChecks(input: RunChecksInput): Promise<Checked> {
     environmentInfo: environmentInfo(config, deps.version()),
     ...(deps.startupMs === undefined ? {} : { startupMs: deps.startupMs }),
     ...(input.events ? { events: input.events } : {}),
+    ...(input.stop ? { stop: input.stop } : {}),
   });
   const outcomes: TestOutcome[] = [...suiteRun.outcomes];
   if (suiteRun.deadlineHit) {

@@ -25,6 +25,7 @@ import type { Console } from '../reports/writer.ts';
 import { openStaging, runChecks, type Staging } from './checks.ts';
 import type { Dependencies } from './dependencies.ts';
 import { helpText } from './help.ts';
+import { Interrupted, unlessInterrupted, watchInterrupts } from './interrupt.ts';
 import { judge } from './judge.ts';
 import { parseInvocation, type RunPlan, withBaseUrl } from './options.ts';
 import { makePlan, type Plan } from './plan.ts';
@@ -58,10 +59,15 @@ export async function runCommand(
     redactor = createRedactor([invocation.config.apiKey, ...proxySecrets(invocation.config.network)]);
     // Whatever reaches the process's own streams (vitest's messages too) is redacted as well.
     const restore = [process.stdout, process.stderr].map((s) => redactStream(s, redactor));
+    // From here on a first Ctrl-C or SIGTERM stops the run cleanly, a second one at once (interrupt.ts).
+    const interrupt = watchInterrupts({ say: err });
     try {
       const console = consoleOf(io, env, redactor);
-      return await stages({ options: invocation, console, redactor, cwd: io.cwd, startedAt }, deps);
+      const run = { options: invocation, console, redactor, cwd: io.cwd, startedAt, stop: interrupt.signal };
+      const status = await stages(run, deps);
+      return interrupt.status() ?? status;
     } finally {
+      interrupt.dispose();
       for (const undo of restore) undo();
     }
   } catch (error) {
@@ -95,6 +101,8 @@ interface Run {
   /** The working folder: relative paths resolve against it. */
   readonly cwd: string;
   readonly startedAt: Date;
+  /** Aborted by the first Ctrl-C or SIGTERM: the run stops where it is and publishes that it was stopped. */
+  readonly stop?: AbortSignal;
 }
 
 /** What a run has got as far as: what its could-not-judge record names, and what it must close. */
@@ -152,15 +160,17 @@ async function judged(
     run.cwd,
   );
   reached.folder = folder;
-  const plan = await makePlan(run.options, run.cwd);
+  // Until the checks start, an interrupted run stops at once; the checks stop themselves (suites.ts).
+  const until = <T>(promise: Promise<T>) => unlessInterrupted(promise, run.stop);
+  const plan = await until(makePlan(run.options, run.cwd));
   reached.plan = plan;
-  const deps = await loading.deps;
+  const deps = await until(loading.deps);
   // The target opens (the reference starts on its own thread, or the deployment is reached) while
   // vitest is still loading; a target that cannot be opened is reported once it has loaded.
   const open = quietly(openTarget(run.options, deps));
   reached.opening = open.catch(() => undefined);
-  const { runSuites } = await loading.suites;
-  const target = await open;
+  const { runSuites } = await until(loading.suites);
+  const target = await until(open);
   reached.target = target;
   const config = withBaseUrl(run.options.config, target.baseUrl);
   const total = plan.spec.catalog.requirements.length;
@@ -182,6 +192,7 @@ async function judged(
     deps,
     runSuites,
     staging,
+    ...(run.stop ? { stop: run.stop } : {}),
     events: {
       onCollected: (tests) =>
         progress.collected(tests.map((t) => (t.meta() as { requirementId?: string }).requirementId)),
@@ -191,6 +202,7 @@ async function judged(
       },
     },
   });
+  if (run.stop?.aborted) throw new Interrupted(String(run.stop.reason));
   const judgement = judge(plan.spec.catalog, checked, config, plan.baseline);
   if (judgement.kind === 'broken') throw new CannotJudgeError(oneLine(judgement.reason), judgement.problems);
   for (const warning of judgement.warnings) warn(warning);
@@ -218,6 +230,8 @@ async function judged(
  */
 function couldNotJudge(error: unknown, run: Run, reached: Reached): RunRecord {
   const { options, startedAt } = run;
+  // A run stopped by a signal could not judge, and says why; it is not a fault of this tool.
+  const stopped = error instanceof Interrupted ? new CannotJudgeError(error.message) : error;
   const where = reached.target
     ? { name: reached.target.baseUrl, from: reached.target.from, baseUrl: reached.target.baseUrl }
     : unopenedTarget(options.target);
@@ -227,7 +241,7 @@ function couldNotJudge(error: unknown, run: Run, reached: Reached): RunRecord {
     targetFrom: where.from,
     startedAt,
     config: withBaseUrl(options.config, where.baseUrl),
-    ...stopReason(error),
+    ...stopReason(stopped),
     ...(reached.plan ? { requirements: reached.plan.spec.catalog.requirements } : {}),
   });
 }
