@@ -4,6 +4,7 @@
  */
 import type { Catalog, Level, Requirement } from '../../catalog/catalog.ts';
 import { EXCLUDED, NOT_SELECTED, selectionSkipReason, isSelected as selects } from '../../catalog/select.ts';
+import { type Flakiness, flakinessOf, type TestRetries } from './flaky.ts';
 
 export { EXCLUDED, NOT_SELECTED };
 
@@ -49,6 +50,8 @@ export interface TestOutcome {
   readonly blockedBy?: readonly string[];
   /** Failed by an exception of the check itself, not an HTTP expectation: a bug of the suite. */
   readonly suiteError?: string;
+  /** Requests sent again because the transport failed (--retries). */
+  readonly retries?: TestRetries;
 }
 
 export interface RequirementResult {
@@ -71,6 +74,10 @@ export interface RequirementResult {
   readonly gating: boolean;
   readonly tests: { readonly passed: number; readonly failed: number; readonly skipped: number };
   readonly durationMs: number;
+  /** Passed, but only after requests were sent again (--retries): flaky.ts. */
+  readonly flaky?: Flakiness['flaky'];
+  readonly retries?: Flakiness['retries'];
+  readonly retried?: Flakiness['retried'];
 }
 
 export interface RollUp {
@@ -198,7 +205,8 @@ export function rollUp(
         gating: gates(r.level, options.strict),
       };
     }
-    if (tests.some((t) => t.state === 'passed')) return { ...base, status: 'passed', gating: false };
+    if (tests.some((t) => t.state === 'passed'))
+      return { ...base, status: 'passed', gating: false, ...flakinessOf(tests) };
     if (tests.length > 0) {
       const reasons = [...new Set(tests.map((t) => t.note?.trim() || 'skipped by the suite'))];
       return { ...base, status: 'skipped', message: reasons.join('; '), gating: false };

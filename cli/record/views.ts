@@ -60,6 +60,7 @@ export function optionsText(config: Config): string {
     config.only.length ? `--only ${config.only.join(',')}` : '',
     config.exclude.length ? `--exclude ${config.exclude.join(',')}` : '',
     config.network?.tls?.insecure ? '--insecure' : '',
+    config.retries ? `--retries ${config.retries}` : '',
   ]
     .filter(Boolean)
     .join(' ');

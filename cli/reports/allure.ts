@@ -18,6 +18,7 @@ import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'nod
 import path from 'node:path';
 import type { Catalog, Requirement } from '../../catalog/catalog.ts';
 import { rfcLinks } from '../../suites/harness/allure.ts';
+import { retriedLine, retriesText } from '../record/flaky.ts';
 import type { RunRecord } from '../record/record.ts';
 import { isBlockedResult, type RequirementResult, type Status, type TestOutcome } from '../record/rollup.ts';
 import { operationLabel, optionsText } from '../record/views.ts';
@@ -47,7 +48,7 @@ export const allureResults: Writer = {
 export interface AllureStep {
   name: string;
   status?: string;
-  statusDetails?: { message?: string; trace?: string };
+  statusDetails?: { message?: string; trace?: string; flaky?: boolean; known?: boolean };
   stage?: string;
   steps?: AllureStep[];
   attachments?: { name: string; source: string; type?: string }[];
@@ -135,7 +136,8 @@ export function requirementResults(
       name: `${result.id} (${result.level}) ${result.title}`,
       fullName: `petstore-conformance: ${result.id}`,
       status: result.status,
-      statusDetails: { message: requirementMessage(result) },
+      // A flaky pass keeps its status; Allure marks it with its flaky flag.
+      statusDetails: { message: requirementMessage(result), ...(result.flaky ? { flaky: true } : {}) },
       stage: 'finished',
       description: r ? describe(r, record, catalog) : result.title,
       steps,
@@ -292,6 +294,12 @@ function labelsOf(
 
 /** What failed, how to reproduce it and whether it gates; or why the requirement was not checked. */
 export function requirementMessage(r: RequirementResult): string {
+  if (r.status === 'passed' && r.flaky) {
+    return [
+      `flaky: passed only after ${retriesText(r.retries ?? 0)} (--retries): the transport failed before an answer`,
+      ...(r.retried ?? []).map(retriedLine),
+    ].join('\n');
+  }
   if (r.status === 'passed') return '';
   if (r.status === 'skipped') {
     if (isBlocked(r) && !r.message?.startsWith('blocked by ')) {

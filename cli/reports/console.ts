@@ -6,6 +6,7 @@
 
 import { clipTo, type Paint, wrapList } from '../console/terminal.ts';
 import { NAME } from '../record/command.ts';
+import { retriedLine, retriesText } from '../record/flaky.ts';
 import type { BaselineOutcome, RunRecord } from '../record/record.ts';
 import { EXCLUDED, isBlockedResult, NOT_SELECTED, type RequirementResult } from '../record/rollup.ts';
 import { byCause, byOperation, operationLabel, UNJUDGED_CAUSE } from '../record/views.ts';
@@ -101,6 +102,17 @@ export function endLines(
     }
   }
 
+  const flaky = rollUp.results.filter((r) => r.flaky);
+  if (flaky.length > 0) {
+    out.push(p.bold(`Flaky (${flaky.length}): passed only after a request was sent again (--retries)`), '');
+    for (const r of flaky) {
+      out.push(`${p.yellow('~')} ${p.bold(r.id)} (${r.level}) ${retriesText(r.retries ?? 0)}`);
+      const [first] = r.retried ?? [];
+      if (first) out.push(`    ${clipTo(retriedLine(first), width - 4)}`);
+    }
+    out.push('');
+  }
+
   for (const warning of rollUp.suiteWarnings) out.push(p.yellow(`warning: ${warning}`));
   const { passed, failed: nFailed, skipped, blocked } = rollUp.totals;
   const verdict =
@@ -120,7 +132,8 @@ export function endLines(
         ]
           .filter(Boolean)
           .join(', ')})`;
-  const counts = `${passed} passed, ${nFailed} failed, ${blocked} blocked, ${skipped - blocked} skipped of ${rollUp.results.length} requirements`;
+  const flakyNote = flaky.length > 0 ? ` (${flaky.length} flaky)` : '';
+  const counts = `${passed} passed${flakyNote}, ${nFailed} failed, ${blocked} blocked, ${skipped - blocked} skipped of ${rollUp.results.length} requirements`;
   // One line when it fits the width, else the verdict above the counts.
   const oneLine = `${verdict}${gateNote}: ${counts}`;
   const plainLength =
@@ -134,6 +147,8 @@ export function endLines(
 }
 
 function statusText(r: RequirementResult, p: Paint): string {
+  if (r.status === 'passed' && r.flaky)
+    return `${p.green('passed')} ${p.yellow(`(flaky: ${retriesText(r.retries ?? 0)})`)}`;
   if (r.status === 'passed') return p.green('passed');
   if (isBlockedResult(r)) return p.yellow(`blocked by ${(r.blockedBy ?? []).join(', ')}`);
   if (r.status === 'skipped') return p.dim('skipped');

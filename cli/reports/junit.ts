@@ -1,6 +1,7 @@
 /**
  * junit.xml: for CI test reports (GitHub, GitLab, Jenkins), one <testcase> per requirement.
  */
+import { retriedLine, retriesText } from '../record/flaky.ts';
 import type { RunRecord } from '../record/record.ts';
 import { byOperation, operationLabel } from '../record/views.ts';
 import type { Writer } from './writer.ts';
@@ -41,7 +42,18 @@ export function junitXml(run: RunRecord): string {
     }
     for (const r of results) {
       const open = `    <testcase classname="${xml(operation)}" name="${xml(`${r.id} ${r.title}`)}" time="${seconds(r.durationMs)}"`;
-      if (r.status === 'passed') {
+      if (r.status === 'passed' && r.flaky) {
+        // Passed only after requests were sent again (--retries): as Maven Surefire writes a test
+        // that passed on a rerun, one <flakyFailure> per attempt that failed.
+        lines.push(`${open}>`);
+        for (const attempt of r.retried ?? []) {
+          const line = retriedLine(attempt);
+          lines.push(
+            `      <flakyFailure message="${xml(line)}" type="transport"><stackTrace>${xmlText(`${line}\n${retriesText(r.retries ?? 0)} in all; sent again with --retries`)}</stackTrace></flakyFailure>`,
+          );
+        }
+        lines.push('    </testcase>');
+      } else if (r.status === 'passed') {
         lines.push(`${open}/>`);
       } else if (r.status === 'skipped') {
         lines.push(`${open}>`, `      <skipped message="${xml(r.message ?? '')}"/>`, '    </testcase>');
@@ -78,6 +90,7 @@ function runProperties(run: RunRecord): Record<string, string> {
     authRequired: String(run.config.authRequired),
     only: run.config.only.join(','),
     exclude: run.config.exclude.join(','),
+    retries: String(run.config.retries ?? 0),
   };
 }
 

@@ -3,6 +3,7 @@
  * that read a run back (--baseline, compare, merge).
  */
 import type { Config } from '../../suites/harness/config.ts';
+import { retriedLine } from '../record/flaky.ts';
 import { type BaselineOutcome, catalogIdentity, type RunRecord } from '../record/record.ts';
 import { isBlockedResult } from '../record/rollup.ts';
 import type { Writer } from './writer.ts';
@@ -18,6 +19,7 @@ export const summaryJsonFile: Writer = {
 /** summary.json, exactly as CONTRACT.md gives it (plus expected/received on failures, options.only). */
 export function summaryJson(run: RunRecord): string {
   const { config, rollUp } = run;
+  const flaky = rollUp.results.filter((r) => r.flaky).length;
   const summary = {
     tool: { name: 'petstore-conformance', version: run.version },
     // Which catalog the results answer to (compare and --baseline refuse to mix two); none when it was unreadable.
@@ -33,10 +35,11 @@ export function summaryJson(run: RunRecord): string {
       only: [...config.only],
       exclude: [...config.exclude],
       ...networkOptions(config),
+      retries: config.retries ?? 0,
     },
     verdict: rollUp.verdict,
     ...(run.error === undefined ? {} : { error: run.error }),
-    totals: { ...rollUp.totals },
+    totals: { ...rollUp.totals, ...(flaky > 0 ? { flaky } : {}) },
     ...(run.baseline === undefined ? {} : { baseline: baselineJson(run.baseline) }),
     results: rollUp.results.map((r) => ({
       id: r.id,
@@ -48,6 +51,7 @@ export function summaryJson(run: RunRecord): string {
       ...(r.status === 'failed' && r.expected !== undefined ? { expected: r.expected } : {}),
       ...(r.status === 'failed' && r.received !== undefined ? { received: r.received } : {}),
       ...(r.reproduce === undefined ? {} : { reproduce: r.reproduce }),
+      ...(r.flaky ? { flaky: true, retries: r.retries, retried: (r.retried ?? []).map(retriedLine) } : {}),
     })),
   };
   return `${JSON.stringify(summary, null, 2)}\n`;

@@ -2,6 +2,7 @@
  * summary.md: the verdict, the totals, each failure with its curl line and every requirement in a
  * table, for a CI job's summary page ($GITHUB_STEP_SUMMARY) or a merge-request comment.
  */
+import { retriedLine, retriesText } from '../record/flaky.ts';
 import type { BaselineOutcome, RunRecord } from '../record/record.ts';
 import { isBlockedResult, type RequirementResult } from '../record/rollup.ts';
 import { byCause, optionsText, UNJUDGED_CAUSE } from '../record/views.ts';
@@ -67,6 +68,17 @@ export function summaryMarkdown(run: RunRecord, reportDir: string): string {
       '',
     );
   }
+  const flaky = rollUp.results.filter((r) => r.flaky);
+  if (flaky.length > 0) {
+    out.push('### Flaky: passed only after a request was sent again (`--retries`)', '');
+    for (const r of flaky) {
+      const [first] = r.retried ?? [];
+      out.push(
+        `- \`${r.id}\` (${r.level}): ${retriesText(r.retries ?? 0)}${first ? `; first: ${code(retriedLine(first))}` : ''}`,
+      );
+    }
+    out.push('');
+  }
   const orphans = causes.get(UNJUDGED_CAUSE) ?? [];
   if (orphans.length > 0) {
     out.push('### Blocked by requirements that were not judged', '');
@@ -80,7 +92,7 @@ export function summaryMarkdown(run: RunRecord, reportDir: string): string {
     '|---|---|---|---|',
     ...rollUp.results.map(
       (r) =>
-        `| \`${r.id}\` | ${r.level} | ${statusMark(r)} ${isBlockedResult(r) ? 'blocked' : r.status}${r.status === 'skipped' && r.message ? ` (${md(r.message)})` : ''} | ${md(r.title)} |`,
+        `| \`${r.id}\` | ${r.level} | ${statusMark(r)} ${isBlockedResult(r) ? 'blocked' : r.status}${r.flaky ? ` (flaky: ${retriesText(r.retries ?? 0)})` : ''}${r.status === 'skipped' && r.message ? ` (${md(r.message)})` : ''} | ${md(r.title)} |`,
     ),
     '',
     '</details>',

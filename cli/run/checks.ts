@@ -96,6 +96,7 @@ function environmentInfo(config: Config, version: string): Record<string, string
     only: config.only.join(',') || '(all)',
     exclude: config.exclude.join(',') || '(none)',
     apiKey: config.apiKey ? 'set' : 'none',
+    retries: String(config.retries ?? 0),
     node: process.version,
   };
 }

@@ -5,6 +5,7 @@
 import path from 'node:path';
 import type { SerializedError } from 'vitest';
 import type { Reporter, TestCase, TestModule, TestSuite, Vitest } from 'vitest/node';
+import type { RetriedAttempt, TestRetries } from '../record/flaky.ts';
 import type { Failure, ServerErrorSeen, TestOutcome } from '../record/rollup.ts';
 
 /** A suite file that failed to load: no test of it ran, so its requirements cannot be judged. */
@@ -90,6 +91,7 @@ export class OutcomeCollector implements Reporter {
     if (result.state === 'pending') return;
     this.seen.add(test.id);
     const serverErrors = serverErrorsOf(test);
+    const retries = retriesOf(test);
     const meta = test.meta() as { blockedBy?: unknown; suiteError?: unknown; blockedEvidence?: unknown };
     const blockedBy = Array.isArray(meta.blockedBy)
       ? meta.blockedBy.filter((id) => typeof id === 'string')
@@ -100,6 +102,7 @@ export class OutcomeCollector implements Reporter {
       file: this.relative(test.module.moduleId),
       durationMs: Math.round(test.diagnostic()?.duration ?? 0),
       ...(serverErrors.length > 0 ? { serverErrors } : {}),
+      ...(retries ? { retries } : {}),
       ...(result.state === 'skipped' && blockedBy.length > 0 ? { blockedBy } : {}),
       ...(result.state === 'failed' && typeof meta.suiteError === 'string'
         ? { suiteError: meta.suiteError }
@@ -163,6 +166,21 @@ function serverErrorsOf(test: TestCase): ServerErrorSeen[] {
       typeof e.status === 'number' &&
       typeof e.reproduce === 'string',
   );
+}
+
+/** The attempts a test sent again (task.meta.retried and retryCount, set by the harness), well-formed ones only. */
+function retriesOf(test: TestCase): TestRetries | undefined {
+  const meta = test.meta() as { retried?: unknown; retryCount?: unknown };
+  if (typeof meta.retryCount !== 'number' || meta.retryCount <= 0) return undefined;
+  const first = (Array.isArray(meta.retried) ? meta.retried : []).filter(
+    (r): r is RetriedAttempt =>
+      typeof r === 'object' &&
+      r !== null &&
+      typeof r.method === 'string' &&
+      typeof r.url === 'string' &&
+      typeof r.error === 'string',
+  );
+  return { count: meta.retryCount, first };
 }
 
 /** The evidence a blocked check left in task.meta.blockedEvidence, as a Failure. */

@@ -44,6 +44,9 @@ What to check
                             (a summary.json or report folder of the same catalog and gating level)
   --seed <n>                seed of all generated inputs, 0 to ${2 ** 31 - 1} (default: random, printed)
   --timeout-ms <n>          limit for one request, response body included (default ${DEFAULTS.timeoutMs})
+  --retries <n>             send a safe request (GET) again, up to n times, when the connection
+                            failed before any answer (refused, reset, timed out); a requirement
+                            that passed only so is reported flaky (default 0: never)
 
 Reports
   --report-dir <dir>        where reports go (default ${DEFAULTS.reportDir}; the previous run moves beside

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { PREFIX_PATTERN, parsePrefixes } from '../../catalog/select.ts';
 import type { Config } from '../../suites/harness/config.ts';
+import { MAX_RETRIES } from '../../suites/harness/retry.ts';
 import { UsageError } from '../record/errors.ts';
 import { NetworkOptionError, resolveNetwork } from './network.ts';
 
@@ -40,6 +41,7 @@ const OPTION_SPEC = {
   exclude: { type: 'string', multiple: true },
   seed: { type: 'string' },
   'timeout-ms': { type: 'string' },
+  retries: { type: 'string' },
   'report-dir': { type: 'string' },
   html: { type: 'boolean' },
   baseline: { type: 'string' },
@@ -140,6 +142,9 @@ export function parseInvocation(
       ? DEFAULTS.timeoutMs
       : parseInteger(values['timeout-ms'], '--timeout-ms', 1, MAX_TIMEOUT_MS);
 
+  const retries =
+    values.retries === undefined ? 0 : parseInteger(values.retries, '--retries', 0, MAX_RETRIES);
+
   const reportDirFlag = nonEmpty(values['report-dir'], '--report-dir');
   const reportDir = path.resolve(cwd, reportDirFlag ?? DEFAULTS.reportDir);
   if (reportDir === path.parse(reportDir).root || reportDir === path.resolve(cwd)) {
@@ -170,6 +175,7 @@ export function parseInvocation(
     exclude,
     seed,
     timeoutMs,
+    retries,
     runId: randomBytes(4).toString('hex'),
     ...(network.network === undefined ? {} : { network: network.network }),
   };

@@ -7,6 +7,7 @@ import { stringifyExact } from './json.ts';
 import { createDispatcher, proxySecrets } from './network.ts';
 import { isSecretHeader, registerSecret, registerSecretHeader, registerSecretQueryParam } from './redact.ts';
 import { reproducer } from './reproduce.ts';
+import { backoffMs, isSafeMethod, type RetriedRequest } from './retry.ts';
 
 /** Bytes of a response body read at most; the rest is not read (a 50 MB answer costs 1 MiB). */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -78,6 +79,8 @@ export interface ApiResponse {
   readonly truncated: boolean;
   /** 429 answers waited out before this one. */
   readonly retries: number;
+  /** Attempts that got no answer at all and were sent again (--retries). */
+  readonly transportRetries: number;
   readonly durationMs: number;
   /** The masked record of this exchange. */
   readonly exchange: ExchangeRecord;
@@ -113,6 +116,11 @@ export class Client {
   readonly exchanges: ExchangeRecord[] = [];
   /** The first MAX_SERVER_ERRORS_KEPT responses with a 5xx status this client received, masked. */
   readonly serverErrors: ServerErrorSeen[] = [];
+  /**
+   * Every attempt sent again because the transport failed before an answer (--retries, safe methods
+   * only; harness/retry.ts), masked, oldest first. A check that passed with any is flaky.
+   */
+  readonly retried: RetriedRequest[] = [];
   private readonly timeoutMs: number;
   private readonly maxBodyBytes: number;
   private readonly dispatcher: Dispatcher;
@@ -149,14 +157,38 @@ export class Client {
     return this.request('POST', path, options);
   }
 
-  /** Sends one request; resolves with the response whatever its status, throws ConformanceError without one. */
+  /**
+   * Sends one request; resolves with the response whatever its status, throws ConformanceError without
+   * one. With config.retries, a safe request whose transport failed before any answer is sent again,
+   * after a backoff, each attempt with a timeout of its own.
+   */
   async request(method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse> {
     const sent = this.prepare(method, path, options);
     const started = performance.now();
-    const deadline = started + this.timeoutMs;
+    let attemptStarted = started;
+    let deadline = started + this.timeoutMs;
     let retries = 0;
+    let transportRetries = 0;
+    const retriesAllowed = isSafeMethod(method) ? (this.config.retries ?? 0) : 0;
     for (;;) {
-      const outcome = await this.once(sent, deadline, started);
+      const outcome = await this.once(sent, deadline, attemptStarted);
+      if ('error' in outcome && outcome.beforeAnswer && transportRetries < retriesAllowed) {
+        // No answer began: the network, not the server's answer. Sent again, and kept as evidence.
+        const exchange = recordExchange(sent, {
+          ...outcome.partial,
+          error: outcome.error,
+          retries,
+          durationMs: outcome.durationMs,
+        });
+        this.exchanges.push(exchange);
+        this.retried.push({ method: sent.method, url: exchange.url, error: outcome.error });
+        transportRetries++;
+        await sleep(backoffMs(transportRetries), this.options.signal);
+        if (this.options.signal?.aborted) continue; // the next attempt fails at once, saying why
+        attemptStarted = performance.now();
+        deadline = attemptStarted + this.timeoutMs;
+        continue;
+      }
       if ('error' in outcome) {
         const exchange = recordExchange(sent, {
           ...outcome.partial,
@@ -167,7 +199,13 @@ export class Client {
         this.exchanges.push(exchange);
         throw new ConformanceError({
           expected: `a complete HTTP response to ${method} ${path} within ${this.timeoutMs} ms`,
-          received: outcome.error,
+          received:
+            transportRetries > 0
+              ? `${outcome.error} (and ${transportRetries} earlier attempt${transportRetries === 1 ? '' : 's'}: ${this.retried
+                  .slice(-transportRetries)
+                  .map((r) => r.error)
+                  .join('; ')})`
+              : outcome.error,
           reproduce: toCurl(sent),
           exchanges: this.exchanges.slice(-3),
         });
@@ -215,6 +253,7 @@ export class Client {
         text: outcome.body.toString('utf8'),
         truncated: outcome.truncated,
         retries,
+        transportRetries,
         durationMs,
         exchange,
         get reproduce() {
@@ -264,6 +303,8 @@ export class Client {
         error: string;
         durationMs: number;
         partial: { status?: number; headers?: Record<string, string>; body?: Buffer };
+        /** No answer began (no status line), and the check did not stop the request itself. */
+        beforeAnswer: boolean;
       }
   > {
     const controller = new AbortController();
@@ -316,6 +357,7 @@ export class Client {
       return {
         error: what,
         durationMs: waited,
+        beforeAnswer: status === undefined && !this.options.signal?.aborted,
         partial: {
           ...(status !== undefined ? { status } : {}),
           ...(headers ? { headers } : {}),

@@ -7,6 +7,7 @@ import { type ApiResponse, Client, type ServerErrorSeen } from './client.ts';
 import { type Config, REQUIREMENTS_KEY } from './config.ts';
 import { type Contract, loadContract } from './contract.ts';
 import { isConformanceError } from './errors.ts';
+import type { RetriedRequest } from './retry.ts';
 import { freshId, newPet, type PetInput, runConfig } from './run.ts';
 
 declare module 'vitest' {
@@ -18,6 +19,10 @@ declare module 'vitest' {
     exchangeCount?: number;
     /** The first 5xx answers the test received (ANY-NO-5XX fails on them, whatever the test checks). */
     serverErrors?: ServerErrorSeen[];
+    /** The attempts sent again because the transport failed (--retries): the test passed flaky with any. */
+    retried?: RetriedRequest[];
+    /** How many attempts were sent again (retried keeps the first MAX_RETRIED_KEPT). */
+    retryCount?: number;
     /** The test was not judged: these requirements' failures block it (its skip note says how). */
     blockedBy?: string[];
     /** What a blocked test needed, what came back, and the curl line (masked). */
@@ -94,6 +99,9 @@ export function skipReason(
   }
   return undefined;
 }
+
+/** Retried attempts a test keeps as evidence (the rest are counted). */
+const MAX_RETRIED_KEPT = 5;
 
 /** The requirement that judges whether the API is served under the base URL at all. */
 const PREFIX_ID = 'VERSION-V1-PREFIX';
@@ -193,6 +201,10 @@ function define(r: Requirement, row: Row | undefined, check: Check): void {
     } finally {
       ctx.task.meta.exchangeCount = api.exchanges.length;
       if (api.serverErrors.length > 0) ctx.task.meta.serverErrors = [...api.serverErrors];
+      if (api.retried.length > 0) {
+        ctx.task.meta.retried = api.retried.slice(0, MAX_RETRIED_KEPT);
+        ctx.task.meta.retryCount = api.retried.length;
+      }
     }
   });
 }
