@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import { type Catalog, type Level, loadCatalog, type Requirement } from '../../catalog/catalog.ts';
 import type { Config } from '../../suites/harness/config.ts';
 import { EXIT } from './command.ts';
+import type { RerunOutcome } from './rerun.ts';
 import { cannotJudgeRollUp, type RollUp, type TestOutcome } from './rollup.ts';
 
 export interface RunRecord {
@@ -28,6 +29,8 @@ export interface RunRecord {
   readonly internalError?: string;
   /** --baseline: which gating failures are new, still there, fixed. */
   readonly baseline?: BaselineOutcome;
+  /** The rerun subcommand: each failure of the earlier run, fixed, still failing or blocked. */
+  readonly rerun?: RerunOutcome;
   /** A run that judged: what its checks left, for the outputs that show each check. */
   readonly checks?: ChecksLeft;
 }

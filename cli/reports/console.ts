@@ -8,6 +8,7 @@ import { clipTo, type Paint, wrapList } from '../console/terminal.ts';
 import { NAME } from '../record/command.ts';
 import { retriedLine, retriesText } from '../record/flaky.ts';
 import type { BaselineOutcome, RunRecord } from '../record/record.ts';
+import { idsNow, type RerunItem, type RerunOutcome } from '../record/rerun.ts';
 import { EXCLUDED, isBlockedResult, NOT_SELECTED, type RequirementResult } from '../record/rollup.ts';
 import { byCause, byOperation, operationLabel, UNJUDGED_CAUSE } from '../record/views.ts';
 import type { Writer } from './writer.ts';
@@ -30,6 +31,7 @@ export const endOfRun: Writer = {
     for (const line of endLines(record, folder?.shown ?? '', folder?.written ?? [], p, width))
       console.out(line);
     if (record.baseline) for (const line of baselineLines(record.baseline, p)) console.out(line);
+    if (record.rerun) for (const line of rerunLines(record.rerun, p)) console.out(line);
   },
 };
 
@@ -184,6 +186,35 @@ export function baselineLines(outcome: BaselineOutcome, p: Paint): string[] {
     outcome.gate === 'passed'
       ? `${p.green(p.bold('GATE PASSED'))}: no gating requirement fails that the baseline did not (${count(outcome.stillFailing.length, 'known failure')})`
       : `${p.red(p.bold('GATE FAILED'))}: ${count(outcome.newFailures.length, 'gating requirement')} failing that the baseline did not: ${outcome.newFailures.join(', ')}`,
+  );
+  return out;
+}
+
+/** The console's rerun lines, after the verdict: each earlier failure, fixed or not. */
+export function rerunLines(outcome: RerunOutcome, p: Paint): string[] {
+  const out = [
+    '',
+    p.bold(`Rerun of ${outcome.file}`) + p.dim(` (run of ${outcome.startedAt}, ${outcome.target})`),
+  ];
+  const mark: Record<RerunItem['now'], (s: string) => string> = {
+    fixed: (s) => p.green(`✓ ${s}`),
+    'still failing': (s) => p.red(`✗ ${s}`),
+    blocked: (s) => p.yellow(`◌ ${s}`),
+    'not checked': (s) => p.dim(`- ${s}`),
+  };
+  const idWidth = Math.max(...outcome.items.map((i) => i.id.length));
+  for (const i of outcome.items) {
+    const note = i.note === undefined ? '' : p.dim(` (${i.note})`);
+    out.push(
+      `  ${mark[i.now](i.id.padEnd(idWidth))}  ${i.level.padEnd(6)}  was ${i.before.padEnd(7)}  now ${i.now}${note}`,
+    );
+  }
+  const fixed = idsNow(outcome, 'fixed').length;
+  const gating = outcome.items.filter((i) => i.gating);
+  out.push(
+    gating.length === 0
+      ? `${p.green(p.bold(fixed === outcome.items.length ? 'ALL FIXED' : 'NO GATING FAILURE LEFT'))}: ${fixed} of ${count(outcome.items.length, 'requirement')} fixed`
+      : `${p.red(p.bold('NOT FIXED'))}: ${count(gating.length, 'gating requirement')} still failing or blocked (${gating.map((i) => i.id).join(', ')}); ${fixed} of ${outcome.items.length} fixed`,
   );
   return out;
 }

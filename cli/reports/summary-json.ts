@@ -5,6 +5,7 @@
 import type { Config } from '../../suites/harness/config.ts';
 import { retriedLine } from '../record/flaky.ts';
 import { type BaselineOutcome, catalogIdentity, type RunRecord } from '../record/record.ts';
+import { idsNow, type RerunOutcome } from '../record/rerun.ts';
 import { isBlockedResult } from '../record/rollup.ts';
 import type { Writer } from './writer.ts';
 
@@ -36,11 +37,18 @@ export function summaryJson(run: RunRecord): string {
       exclude: [...config.exclude],
       ...networkOptions(config),
       retries: config.retries ?? 0,
+      // What a rerun needs to run the same way again (cli/across/rerun.ts); names, never the key.
+      timeoutMs: config.timeoutMs,
+      ...(config.apiKeyQuery === undefined
+        ? { apiKeyHeader: config.apiKeyHeader }
+        : { apiKeyQuery: config.apiKeyQuery }),
+      targetFrom: run.targetFrom,
     },
     verdict: rollUp.verdict,
     ...(run.error === undefined ? {} : { error: run.error }),
     totals: { ...rollUp.totals, ...(flaky > 0 ? { flaky } : {}) },
     ...(run.baseline === undefined ? {} : { baseline: baselineJson(run.baseline) }),
+    ...(run.rerun === undefined ? {} : { rerun: rerunJson(run.rerun) }),
     results: rollUp.results.map((r) => ({
       id: r.id,
       level: r.level,
@@ -67,6 +75,28 @@ export function baselineJson(outcome: BaselineOutcome): Record<string, unknown> 
     newFailures: [...outcome.newFailures],
     stillFailing: [...outcome.stillFailing],
     fixed: [...outcome.fixed],
+  };
+}
+
+/** summary.json's `rerun` block: the run repeated, and each of its failures now. */
+export function rerunJson(outcome: RerunOutcome): Record<string, unknown> {
+  return {
+    of: outcome.file,
+    startedAt: outcome.startedAt,
+    target: outcome.target,
+    fixed: idsNow(outcome, 'fixed'),
+    stillFailing: idsNow(outcome, 'still failing'),
+    blocked: idsNow(outcome, 'blocked'),
+    notChecked: idsNow(outcome, 'not checked'),
+    preconditions: [...outcome.preconditions],
+    requirements: outcome.items.map((i) => ({
+      id: i.id,
+      level: i.level,
+      before: i.before,
+      now: i.now,
+      gating: i.gating,
+      ...(i.note === undefined ? {} : { note: i.note }),
+    })),
   };
 }
 

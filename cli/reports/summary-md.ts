@@ -4,6 +4,7 @@
  */
 import { retriedLine, retriesText } from '../record/flaky.ts';
 import type { BaselineOutcome, RunRecord } from '../record/record.ts';
+import type { RerunOutcome } from '../record/rerun.ts';
 import { isBlockedResult, type RequirementResult } from '../record/rollup.ts';
 import { byCause, optionsText, UNJUDGED_CAUSE } from '../record/views.ts';
 import type { Writer } from './writer.ts';
@@ -41,6 +42,7 @@ export function summaryMarkdown(run: RunRecord, reportDir: string): string {
     `| ${rollUp.totals.passed} | ${rollUp.totals.failed} | ${rollUp.totals.blocked} | ${rollUp.totals.skipped - rollUp.totals.blocked} |`,
     '',
     ...(run.baseline === undefined ? [] : baselineMarkdown(run.baseline)),
+    ...(run.rerun === undefined ? [] : rerunMarkdown(run.rerun)),
   ];
   const causes = byCause(rollUp.results);
   if (failed.length > 0) {
@@ -133,6 +135,26 @@ export function baselineMarkdown(outcome: BaselineOutcome): string[] {
     `| new failures | ${ids(outcome.newFailures)} |`,
     `| still failing | ${ids(outcome.stillFailing)} |`,
     `| fixed | ${ids(outcome.fixed)} |`,
+    '',
+  ];
+}
+
+/** summary.md's rerun section: each failure of the earlier run, now. */
+export function rerunMarkdown(outcome: RerunOutcome): string[] {
+  const gating = outcome.items.filter((i) => i.gating).length;
+  const fixed = outcome.items.filter((i) => i.now === 'fixed').length;
+  const mark = { fixed: '✅', 'still failing': '❌', blocked: '🚧', 'not checked': '⏭️' } as const;
+  return [
+    `### Rerun: ${gating === 0 ? `✅ ${fixed} of ${outcome.items.length} fixed` : `❌ ${count(gating, 'gating requirement')} still failing or blocked`}`,
+    '',
+    `Of \`${outcome.file}\` (the run of ${outcome.startedAt} on \`${outcome.target}\`): the requirements it failed or left blocked${outcome.preconditions.length > 0 ? `, with what blocked them (${outcome.preconditions.map((id) => `\`${id}\``).join(', ')})` : ''}.`,
+    '',
+    '| requirement | level | was | now |',
+    '|---|---|---|---|',
+    ...outcome.items.map(
+      (i) =>
+        `| \`${i.id}\` | ${i.level} | ${i.before} | ${mark[i.now]} ${i.now}${i.note ? ` (${md(i.note)})` : ''} |`,
+    ),
     '',
   ];
 }

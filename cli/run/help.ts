@@ -12,6 +12,7 @@ Usage: petstore-conformance [options]
        petstore-conformance requirements [--json]      the catalog: ids, levels, titles, needs
        petstore-conformance compare <before> <after>   what changed between two runs
        petstore-conformance merge <summary.json…> --out <dir>   several deployments in one table
+       petstore-conformance rerun <summary.json|folder>   the failures of a run, checked again
        (each command's --help gives its options)
 
 Target (none: the bundled reference implementation is started on a free loopback port and checked)

@@ -8,6 +8,7 @@ import type { Config } from '../../suites/harness/config.ts';
 import type { Baseline } from '../across/baseline.ts';
 import { againstBaseline, type Comparable } from '../across/diff.ts';
 import type { BaselineOutcome } from '../record/record.ts';
+import { type RerunOutcome, type RerunSource, rerunOutcome } from '../record/rerun.ts';
 import { type RollUp, rollUp } from '../record/rollup.ts';
 import type { Checked } from './checks.ts';
 
@@ -20,6 +21,8 @@ export type Judgement =
       readonly kind: 'judged';
       readonly rollUp: RollUp;
       readonly baseline?: BaselineOutcome;
+      /** The rerun subcommand: each earlier failure, fixed or not. */
+      readonly rerun?: RerunOutcome;
       readonly warnings: readonly string[];
     }
   /** The suite itself broke: the run cannot judge (exit 2); `reason` in one line, the lines say more. */
@@ -30,6 +33,7 @@ export function judge(
   checked: Checked,
   config: Pick<Config, 'only' | 'exclude' | 'strict'>,
   baseline?: Baseline,
+  rerun?: RerunSource,
 ): Judgement {
   const { suiteRun } = checked;
   const summary = rollUp(catalog, checked.outcomes, config);
@@ -57,10 +61,12 @@ export function judge(
   if (suiteRun.deadlineHit) {
     warnings.push('the run reached its deadline and was cut short; unfinished checks count as failed');
   }
-  if (baseline === undefined) return { kind: 'judged', rollUp: summary, warnings };
+  // A rerun says of each earlier failure whether it is fixed; its verdict is over what it checked.
+  const again = rerun === undefined ? {} : { rerun: rerunOutcome(rerun, summary.results, config.strict) };
+  if (baseline === undefined) return { kind: 'judged', rollUp: summary, ...again, warnings };
   // With a baseline, the verdict stays what it is; the exit status follows the new failures only.
   const outcome = applyBaseline(baseline, summary.results, config.strict);
-  return { kind: 'judged', rollUp: summary, baseline: outcome, warnings };
+  return { kind: 'judged', rollUp: summary, baseline: outcome, ...again, warnings };
 }
 
 function firstLine(text: string): string {

@@ -16,9 +16,10 @@ import { packageVersion } from '../../catalog/paths.ts';
 import { proxySecrets } from '../../suites/harness/network.ts';
 import { Progress, startLines } from '../console/progress.ts';
 import { paintFor } from '../console/terminal.ts';
-import { type Env, EXIT, type Io, NAME } from '../record/command.ts';
+import { type Env, EXIT, type Io, NAME, type RunExtras } from '../record/command.ts';
 import { CannotJudgeError, errorText, oneLine, stopReason, UsageError } from '../record/errors.ts';
 import { cannotJudgeRecord, type RunRecord } from '../record/record.ts';
+import type { RerunSource } from '../record/rerun.ts';
 import { checkReportDirs, ReportFolder } from '../reports/folder.ts';
 import { createRedactor, type Redactor, redactStream } from '../reports/redact.ts';
 import type { Console } from '../reports/writer.ts';
@@ -42,6 +43,7 @@ export async function runCommand(
   env: Env,
   io: Io,
   deps: Dependencies | undefined,
+  extras: RunExtras = {},
 ): Promise<number> {
   const startedAt = new Date();
   let redactor: Redactor = createRedactor([]);
@@ -63,7 +65,15 @@ export async function runCommand(
     const interrupt = watchInterrupts({ say: err });
     try {
       const console = consoleOf(io, env, redactor);
-      const run = { options: invocation, console, redactor, cwd: io.cwd, startedAt, stop: interrupt.signal };
+      const run = {
+        options: invocation,
+        console,
+        redactor,
+        cwd: io.cwd,
+        startedAt,
+        stop: interrupt.signal,
+        ...(extras.rerun ? { rerun: extras.rerun } : {}),
+      };
       const status = await stages(run, deps);
       return interrupt.status() ?? status;
     } finally {
@@ -103,6 +113,8 @@ interface Run {
   readonly startedAt: Date;
   /** Aborted by the first Ctrl-C or SIGTERM: the run stops where it is and publishes that it was stopped. */
   readonly stop?: AbortSignal;
+  /** The earlier run whose failures this one checks again (the rerun subcommand). */
+  readonly rerun?: RerunSource;
 }
 
 /** What a run has got as far as: what its could-not-judge record names, and what it must close. */
@@ -203,7 +215,7 @@ async function judged(
     },
   });
   if (run.stop?.aborted) throw new Interrupted(String(run.stop.reason));
-  const judgement = judge(plan.spec.catalog, checked, config, plan.baseline);
+  const judgement = judge(plan.spec.catalog, checked, config, plan.baseline, run.rerun);
   if (judgement.kind === 'broken') throw new CannotJudgeError(oneLine(judgement.reason), judgement.problems);
   for (const warning of judgement.warnings) warn(warning);
   return {
@@ -216,6 +228,7 @@ async function judged(
     rollUp: judgement.rollUp,
     operations: plan.spec.operations,
     ...(judgement.baseline ? { baseline: judgement.baseline } : {}),
+    ...(judgement.rerun ? { rerun: judgement.rerun } : {}),
     checks: {
       outcomes: checked.outcomes,
       catalog: plan.spec.catalog,

@@ -48,7 +48,9 @@ describe('retries after the transport failed', () => {
   test('without --retries a reset fails the request, naming the reset', async () => {
     await resetsFirst(1);
     const err = await rejection(new Client(testConfig(server!.url)).get('/pets'));
-    expect(err.received).toMatch(/connection reset by the server \(ECONNRESET\)|connection closed by the server/);
+    expect(err.received).toMatch(
+      /connection reset by the server \(ECONNRESET\)|connection closed by the server/,
+    );
     expect(err.received).toContain('before the status line and headers arrived');
   });
 
@@ -116,7 +118,9 @@ describe('retries after the transport failed', () => {
     const started = performance.now();
     const err = await rejection(api.get('/pets'));
     expect(performance.now() - started).toBeGreaterThanOrEqual(2 * 190 + backoffMs(1));
-    expect(err.received).toMatch(/^no complete response within 200 ms .*\(and 1 earlier attempt: no complete/);
+    expect(err.received).toMatch(
+      /^no complete response within 200 ms .*\(and 1 earlier attempt: no complete/,
+    );
     expect(api.exchanges).toHaveLength(2);
   });
 });
