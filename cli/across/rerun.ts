@@ -125,6 +125,7 @@ export function planRerun(file: string, summary: Summary, given: readonly string
     if (o.apiKeyQuery !== undefined) argv.push('--api-key-query', o.apiKeyQuery);
     else if (o.apiKeyHeader !== undefined) argv.push('--api-key-header', o.apiKeyHeader);
   }
+  if (o.expected !== undefined && !has('--expected')) argv.push('--expected', o.expected);
   argv.push('--only', ids.join(','));
   if (others.length > 0) argv.push('--exclude', others.join(','));
   const reference = o.targetFrom?.startsWith('bundled reference implementation') ?? false;

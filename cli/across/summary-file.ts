@@ -49,6 +49,8 @@ export interface Summary {
     readonly apiKeyQuery?: string;
     /** How the target was chosen: "--base-url", "bundled reference implementation, …". */
     readonly targetFrom?: string;
+    /** --expected, as given. */
+    readonly expected?: string;
   };
   readonly verdict: 'conformant' | 'non-conformant';
   /** The run could not judge: why. */
@@ -106,6 +108,7 @@ const SCHEMA = {
         apiKeyHeader: { type: 'string' },
         apiKeyQuery: { type: 'string' },
         targetFrom: { type: 'string' },
+        expected: { type: 'string' },
       },
     },
     verdict: { enum: ['conformant', 'non-conformant'] },

@@ -6,6 +6,7 @@
 
 import { clipTo, type Paint, wrapList } from '../console/terminal.ts';
 import { NAME } from '../record/command.ts';
+import { type Excused, type ExpectedOutcome, excuseText } from '../record/expected.ts';
 import { retriedLine, retriesText } from '../record/flaky.ts';
 import type { BaselineOutcome, RunRecord } from '../record/record.ts';
 import { idsNow, type RerunItem, type RerunOutcome } from '../record/rerun.ts';
@@ -30,7 +31,9 @@ export const endOfRun: Writer = {
     const { p, width } = console;
     for (const line of endLines(record, folder?.shown ?? '', folder?.written ?? [], p, width))
       console.out(line);
-    if (record.baseline) for (const line of baselineLines(record.baseline, p)) console.out(line);
+    if (record.baseline)
+      for (const line of baselineLines(record.baseline, p, record.expected === undefined)) console.out(line);
+    if (record.expected) for (const line of expectedLines(record.expected, p)) console.out(line);
     if (record.rerun) for (const line of rerunLines(record.rerun, p)) console.out(line);
   },
 };
@@ -44,6 +47,7 @@ export function endLines(
   width = 100,
 ): string[] {
   const { rollUp, config } = run;
+  const excused = new Map((run.expected?.excused ?? []).map((e) => [e.id, e]));
   const out: string[] = ['', p.bold('Requirements'), ''];
   // Requirements left out by --only or --exclude are counted, not listed: the reports still list every one.
   const leftOut = (r: RequirementResult, why: string) => r.status === 'skipped' && r.message === why;
@@ -59,7 +63,7 @@ export function endLines(
         r.status === 'skipped' && r.message && !isBlockedResult(r)
           ? p.dim(` ${clipTo(r.message, Math.max(20, width - line.length - 9))}`)
           : '';
-      out.push(`${line}${statusText(r, p)}${reason}`);
+      out.push(`${line}${statusText(r, p, excused.get(r.id))}${reason}`);
     }
     out.push('');
   }
@@ -71,16 +75,20 @@ export function endLines(
   if (failed.length > 0) {
     out.push(p.bold(`Failures (${failed.length}), each with what it blocks`), '');
     for (const r of failed) {
-      const level = r.gating ? r.level : `${r.level}, ${p.yellow('not gating')}`;
+      const excuse = excused.get(r.id);
+      const note = excuse ? 'expected' : r.gating ? undefined : 'not gating';
+      const level = note === undefined ? r.level : `${r.level}, ${p.yellow(note)}`;
       const checks = r.tests.passed + r.tests.failed + r.tests.skipped;
       const count = checks > 1 ? p.dim(` (${r.tests.failed} of ${checks} checks failed)`) : '';
       const countText = checks > 1 ? ` (${r.tests.failed} of ${checks} checks failed)` : '';
-      const levelText = r.gating ? r.level : `${r.level}, not gating`;
+      const levelText = note === undefined ? r.level : `${r.level}, ${note}`;
       const room = width - r.id.length - levelText.length - countText.length - 6;
       out.push(
-        `${p.red(r.gating ? '✗' : '!')} ${p.bold(r.id)} (${level}) ${clipTo(r.title, Math.max(20, room))}${count}`,
+        `${r.gating && !excuse ? p.red('✗') : p.yellow('!')} ${p.bold(r.id)} (${level}) ${clipTo(r.title, Math.max(20, room))}${count}`,
       );
       out.push(...evidenceLines(r, width));
+      if (excuse !== undefined)
+        out.push(`    ${p.yellow('deviation:')} ${clipTo(excuseText(excuse), width - 15)}`);
       const dependents = causes.get(r.id) ?? [];
       if (dependents.length > 0) {
         out.push(
@@ -148,7 +156,8 @@ export function endLines(
   return out;
 }
 
-function statusText(r: RequirementResult, p: Paint): string {
+function statusText(r: RequirementResult, p: Paint, excused?: Excused): string {
+  if (excused !== undefined) return p.yellow(`${isBlockedResult(r) ? 'blocked' : 'failed'} (expected)`);
   if (r.status === 'passed' && r.flaky)
     return `${p.green('passed')} ${p.yellow(`(flaky: ${retriesText(r.retries ?? 0)})`)}`;
   if (r.status === 'passed') return p.green('passed');
@@ -170,8 +179,8 @@ function evidenceLines(r: RequirementResult, width: number): string[] {
   return lines;
 }
 
-/** The console's baseline lines, after the verdict. */
-export function baselineLines(outcome: BaselineOutcome, p: Paint): string[] {
+/** The console's baseline lines, after the verdict; its gate line unless --expected has the last word. */
+export function baselineLines(outcome: BaselineOutcome, p: Paint, withGate = true): string[] {
   const out = [
     '',
     p.bold(`Baseline ${outcome.file}`) + p.dim(` (run of ${outcome.startedAt}, ${outcome.target})`),
@@ -182,10 +191,29 @@ export function baselineLines(outcome: BaselineOutcome, p: Paint): string[] {
   list('new failures:', outcome.newFailures, p.red);
   list('still failing:', outcome.stillFailing, p.yellow);
   list('fixed:', outcome.fixed, p.green);
+  if (!withGate) return out;
   out.push(
     outcome.gate === 'passed'
       ? `${p.green(p.bold('GATE PASSED'))}: no gating requirement fails that the baseline did not (${count(outcome.stillFailing.length, 'known failure')})`
       : `${p.red(p.bold('GATE FAILED'))}: ${count(outcome.newFailures.length, 'gating requirement')} failing that the baseline did not: ${outcome.newFailures.join(', ')}`,
+  );
+  return out;
+}
+
+/** The console's lines of --expected, after the verdict: what it excused, its stale entries, the gate. */
+export function expectedLines(outcome: ExpectedOutcome, p: Paint): string[] {
+  const out = ['', p.bold(`Expected deviations ${outcome.file}`)];
+  for (const e of outcome.excused) out.push(`  ${p.yellow('expected:')} ${p.bold(e.id)}: ${excuseText(e)}`);
+  for (const s of outcome.stale) out.push(`  ${p.yellow('stale:')}    ${p.bold(s.id)}: ${s.why}`);
+  const excusedGating = outcome.excused.filter((e) => e.gating).length;
+  const staleCount = `${outcome.stale.length} stale ${outcome.stale.length === 1 ? 'entry' : 'entries'}`;
+  const stale = outcome.stale.length > 0 ? `; ${staleCount}` : '';
+  out.push(
+    outcome.gate === 'passed'
+      ? `${p.green(p.bold('GATE PASSED'))}: no gating failure left that is not expected (${excusedGating} expected)${stale}`
+      : outcome.unexcused.length > 0
+        ? `${p.red(p.bold('GATE FAILED'))}: ${count(outcome.unexcused.length, 'gating requirement')} failing or blocked that no entry excuses: ${outcome.unexcused.join(', ')}${stale}`
+        : `${p.red(p.bold('GATE FAILED'))}: ${staleCount} under --strict: remove or renew them`,
   );
   return out;
 }

@@ -3,6 +3,7 @@
  * that read a run back (--baseline, compare, merge).
  */
 import type { Config } from '../../suites/harness/config.ts';
+import type { Excused, ExpectedOutcome } from '../record/expected.ts';
 import { retriedLine } from '../record/flaky.ts';
 import { type BaselineOutcome, catalogIdentity, type RunRecord } from '../record/record.ts';
 import { idsNow, type RerunOutcome } from '../record/rerun.ts';
@@ -21,6 +22,7 @@ export const summaryJsonFile: Writer = {
 export function summaryJson(run: RunRecord): string {
   const { config, rollUp } = run;
   const flaky = rollUp.results.filter((r) => r.flaky).length;
+  const excused = new Map((run.expected?.excused ?? []).map((e) => [e.id, e]));
   const summary = {
     tool: { name: 'petstore-conformance', version: run.version },
     // Which catalog the results answer to (compare and --baseline refuse to mix two); none when it was unreadable.
@@ -43,12 +45,14 @@ export function summaryJson(run: RunRecord): string {
         ? { apiKeyHeader: config.apiKeyHeader }
         : { apiKeyQuery: config.apiKeyQuery }),
       targetFrom: run.targetFrom,
+      ...(run.expected === undefined ? {} : { expected: run.expected.file }),
     },
     verdict: rollUp.verdict,
     ...(run.error === undefined ? {} : { error: run.error }),
     totals: { ...rollUp.totals, ...(flaky > 0 ? { flaky } : {}) },
     ...(run.baseline === undefined ? {} : { baseline: baselineJson(run.baseline) }),
     ...(run.rerun === undefined ? {} : { rerun: rerunJson(run.rerun) }),
+    ...(run.expected === undefined ? {} : { expectedFailures: expectedJson(run.expected) }),
     results: rollUp.results.map((r) => ({
       id: r.id,
       level: r.level,
@@ -60,6 +64,7 @@ export function summaryJson(run: RunRecord): string {
       ...(r.status === 'failed' && r.received !== undefined ? { received: r.received } : {}),
       ...(r.reproduce === undefined ? {} : { reproduce: r.reproduce }),
       ...(r.flaky ? { flaky: true, retries: r.retries, retried: (r.retried ?? []).map(retriedLine) } : {}),
+      ...excuseJson(excused.get(r.id)),
     })),
   };
   return `${JSON.stringify(summary, null, 2)}\n`;
@@ -75,6 +80,29 @@ export function baselineJson(outcome: BaselineOutcome): Record<string, unknown> 
     newFailures: [...outcome.newFailures],
     stillFailing: [...outcome.stillFailing],
     fixed: [...outcome.fixed],
+  };
+}
+
+/** A result's `expectedFailure`: the entry of --expected that excuses it. */
+function excuseJson(e: Excused | undefined): Record<string, unknown> {
+  if (e === undefined) return {};
+  return {
+    expectedFailure: {
+      reason: e.reason,
+      ...(e.link === undefined ? {} : { link: e.link }),
+      ...(e.expires === undefined ? {} : { expires: e.expires }),
+    },
+  };
+}
+
+/** summary.json's `expectedFailures` block: the file, its gate, what it excused, its stale entries. */
+export function expectedJson(outcome: ExpectedOutcome): Record<string, unknown> {
+  return {
+    file: outcome.file,
+    gate: outcome.gate,
+    excused: outcome.excused.map((e) => e.id),
+    unexcused: [...outcome.unexcused],
+    stale: outcome.stale.map((s) => ({ id: s.id, why: s.why })),
   };
 }
 

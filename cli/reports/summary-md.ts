@@ -2,6 +2,8 @@
  * summary.md: the verdict, the totals, each failure with its curl line and every requirement in a
  * table, for a CI job's summary page ($GITHUB_STEP_SUMMARY) or a merge-request comment.
  */
+
+import { type ExpectedOutcome, excuseText } from '../record/expected.ts';
 import { retriedLine, retriesText } from '../record/flaky.ts';
 import type { BaselineOutcome, RunRecord } from '../record/record.ts';
 import type { RerunOutcome } from '../record/rerun.ts';
@@ -43,15 +45,19 @@ export function summaryMarkdown(run: RunRecord, reportDir: string): string {
     '',
     ...(run.baseline === undefined ? [] : baselineMarkdown(run.baseline)),
     ...(run.rerun === undefined ? [] : rerunMarkdown(run.rerun)),
+    ...(run.expected === undefined ? [] : expectedMarkdown(run.expected)),
   ];
   const causes = byCause(rollUp.results);
+  const excused = new Map((run.expected?.excused ?? []).map((e) => [e.id, e]));
   if (failed.length > 0) {
     out.push('### Failures', '');
     for (const r of failed) {
+      const excuse = excused.get(r.id);
       out.push(
-        `#### ${r.gating ? '❌' : '⚠️'} \`${r.id}\` (${r.level}${r.gating ? '' : ', not gating'}): ${md(r.title)}`,
+        `#### ${r.gating && !excuse ? '❌' : '⚠️'} \`${r.id}\` (${r.level}${excuse ? ', expected' : r.gating ? '' : ', not gating'}): ${md(r.title)}`,
         '',
       );
+      if (excuse) out.push(`- expected deviation: ${md(excuseText(excuse))}`);
       if (r.expected !== undefined) out.push(`- expected: ${code(r.expected)}`);
       if (r.received !== undefined) out.push(`- received: ${code(r.received)}`);
       if (r.expected === undefined && r.received === undefined) out.push(`- ${md(r.message ?? '')}`);
@@ -137,6 +143,27 @@ export function baselineMarkdown(outcome: BaselineOutcome): string[] {
     `| fixed | ${ids(outcome.fixed)} |`,
     '',
   ];
+}
+
+/** summary.md's section of --expected: what it excused, its stale entries, the gate. */
+export function expectedMarkdown(outcome: ExpectedOutcome): string[] {
+  const out = [
+    `### Expected deviations: ${outcome.gate === 'passed' ? '✅ gate passed' : '❌ gate failed'}`,
+    '',
+    `From \`${outcome.file}\`; the exit status follows this gate.${outcome.unexcused.length > 0 ? ` Not excused: ${outcome.unexcused.map((id) => `\`${id}\``).join(', ')}.` : ''}`,
+    '',
+  ];
+  if (outcome.excused.length > 0) {
+    out.push('| expected | reason |', '|---|---|');
+    for (const e of outcome.excused) out.push(`| \`${e.id}\` | ${md(excuseText(e))} |`);
+    out.push('');
+  }
+  if (outcome.stale.length > 0) {
+    out.push('| stale entry | why |', '|---|---|');
+    for (const s of outcome.stale) out.push(`| \`${s.id}\` | ${md(s.why)} |`);
+    out.push('');
+  }
+  return out;
 }
 
 /** summary.md's rerun section: each failure of the earlier run, now. */

@@ -43,6 +43,9 @@ What to check
   --strict                  SHOULD-level failures fail the run too (default: only MUST-level ones)
   --baseline <summary.json> fail only on gating requirements that fail now and did not in that run
                             (a summary.json or report folder of the same catalog and gating level)
+  --expected <file>         known deviations (YAML or JSON: id, reason, link, expires): a gating
+                            failure an entry names does not fail the run; stale entries are listed
+                            (and fail the run with --strict)
   --seed <n>                seed of all generated inputs, 0 to ${2 ** 31 - 1} (default: random, printed)
   --timeout-ms <n>          limit for one request, response body included (default ${DEFAULTS.timeoutMs})
   --retries <n>             send a safe request (GET) again, up to n times, when the connection

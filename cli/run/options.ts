@@ -45,6 +45,7 @@ const OPTION_SPEC = {
   'report-dir': { type: 'string' },
   html: { type: 'boolean' },
   baseline: { type: 'string' },
+  expected: { type: 'string' },
   proxy: { type: 'string' },
   'ca-cert': { type: 'string' },
   insecure: { type: 'boolean' },
@@ -72,6 +73,8 @@ export interface RunPlan {
   readonly html: boolean;
   /** --baseline: the summary.json (or report folder) whose failures do not fail this run; as given. */
   readonly baseline?: string;
+  /** --expected: the file of expected deviations (YAML or JSON), as given. */
+  readonly expected?: string;
   /** Things worth saying before the run that do not stop it. */
   readonly warnings: readonly string[];
   /** `github`: one ::error line per failed gating requirement (--annotations, or GITHUB_ACTIONS=true). */
@@ -187,6 +190,7 @@ export function parseInvocation(
     previousReportDir: previousDirOf(reportDir),
     html: values.html ?? false,
     ...(values.baseline === undefined ? {} : { baseline: nonEmpty(values.baseline, '--baseline')! }),
+    ...(values.expected === undefined ? {} : { expected: nonEmpty(values.expected, '--expected')! }),
     warnings,
     ...(annotations === 'github' ? { annotations } : {}),
     ...(network.summary === undefined ? {} : { networkLine: network.summary }),

@@ -215,7 +215,11 @@ async function judged(
     },
   });
   if (run.stop?.aborted) throw new Interrupted(String(run.stop.reason));
-  const judgement = judge(plan.spec.catalog, checked, config, plan.baseline, run.rerun);
+  const judgement = judge(plan.spec.catalog, checked, config, plan.baseline, {
+    ...(run.rerun ? { rerun: run.rerun } : {}),
+    ...(plan.expected ? { expected: plan.expected } : {}),
+    startedAt: run.startedAt,
+  });
   if (judgement.kind === 'broken') throw new CannotJudgeError(oneLine(judgement.reason), judgement.problems);
   for (const warning of judgement.warnings) warn(warning);
   return {
@@ -229,6 +233,7 @@ async function judged(
     operations: plan.spec.operations,
     ...(judgement.baseline ? { baseline: judgement.baseline } : {}),
     ...(judgement.rerun ? { rerun: judgement.rerun } : {}),
+    ...(judgement.expected ? { expected: judgement.expected } : {}),
     checks: {
       outcomes: checked.outcomes,
       catalog: plan.spec.catalog,
