@@ -9,6 +9,7 @@ import { EXIT } from './command.ts';
 import type { ExpectedOutcome } from './expected.ts';
 import type { RerunOutcome } from './rerun.ts';
 import { cannotJudgeRollUp, type RollUp, type TestOutcome } from './rollup.ts';
+import type { OperationTimes } from './timings.ts';
 
 export interface RunRecord {
   readonly version: string;
@@ -34,6 +35,8 @@ export interface RunRecord {
   readonly rerun?: RerunOutcome;
   /** --expected: the failures it excuses, its stale entries; its gate decides the exit status. */
   readonly expected?: ExpectedOutcome;
+  /** A run that judged: how fast each operation answered (operationId, or "other", → times). */
+  readonly responseTimes?: ReadonlyMap<string, OperationTimes>;
   /** A run that judged: what its checks left, for the outputs that show each check. */
   readonly checks?: ChecksLeft;
 }

@@ -5,6 +5,7 @@
 import type { Catalog, Level, Requirement } from '../../catalog/catalog.ts';
 import { EXCLUDED, NOT_SELECTED, selectionSkipReason, isSelected as selects } from '../../catalog/select.ts';
 import { type Flakiness, flakinessOf, type TestRetries } from './flaky.ts';
+import { RESPONSE_TIME_ID, type SlowAnswers, slowAnswerFailure } from './slow.ts';
 
 export { EXCLUDED, NOT_SELECTED };
 
@@ -52,6 +53,10 @@ export interface TestOutcome {
   readonly suiteError?: string;
   /** Requests sent again because the transport failed (--retries). */
   readonly retries?: TestRetries;
+  /** Each answer's time: method, path under the base URL, milliseconds (the reports' response times). */
+  readonly timings?: readonly (readonly [string, string, number])[];
+  /** Answers slower than --max-response-time (the first few) and how many: ANY-RESPONSE-TIME fails on them. */
+  readonly slowAnswers?: SlowAnswers;
 }
 
 export interface RequirementResult {
@@ -158,6 +163,9 @@ export function rollUp(
     const leftOut = selectionSkipReason(r.id, options);
     if (leftOut !== undefined) return { ...base, status: 'skipped', message: leftOut, gating: false };
     const failed = tests.filter((t) => t.state === 'failed');
+    const slow = r.id === RESPONSE_TIME_ID && failed.length === 0 ? slowAnswerFailure(outcomes) : undefined;
+    if (slow !== undefined)
+      return { ...base, status: 'failed', ...slow, gating: gates(r.level, options.strict) };
     if (r.id === NO_5XX_ID && failed.length === 0 && fiveHundreds.length > 0) {
       // A 5xx seen by any check breaks this MUST ("no request the suite sends … is answered with a 5xx").
       const [first, ...others] = fiveHundreds as [(typeof fiveHundreds)[0], ...typeof fiveHundreds];

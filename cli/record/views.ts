@@ -61,6 +61,7 @@ export function optionsText(config: Config): string {
     config.exclude.length ? `--exclude ${config.exclude.join(',')}` : '',
     config.network?.tls?.insecure ? '--insecure' : '',
     config.retries ? `--retries ${config.retries}` : '',
+    config.maxResponseTimeMs === undefined ? '' : `--max-response-time ${config.maxResponseTimeMs}`,
   ]
     .filter(Boolean)
     .join(' ');

@@ -8,6 +8,7 @@ import { retriedLine } from '../record/flaky.ts';
 import { type BaselineOutcome, catalogIdentity, type RunRecord } from '../record/record.ts';
 import { idsNow, type RerunOutcome } from '../record/rerun.ts';
 import { isBlockedResult } from '../record/rollup.ts';
+import type { OperationTimes } from '../record/timings.ts';
 import type { Writer } from './writer.ts';
 
 /** summary.json, for every run: one that could not judge says why (`error`). */
@@ -46,6 +47,7 @@ export function summaryJson(run: RunRecord): string {
         : { apiKeyQuery: config.apiKeyQuery }),
       targetFrom: run.targetFrom,
       ...(run.expected === undefined ? {} : { expected: run.expected.file }),
+      ...(config.maxResponseTimeMs === undefined ? {} : { maxResponseTimeMs: config.maxResponseTimeMs }),
     },
     verdict: rollUp.verdict,
     ...(run.error === undefined ? {} : { error: run.error }),
@@ -53,6 +55,9 @@ export function summaryJson(run: RunRecord): string {
     ...(run.baseline === undefined ? {} : { baseline: baselineJson(run.baseline) }),
     ...(run.rerun === undefined ? {} : { rerun: rerunJson(run.rerun) }),
     ...(run.expected === undefined ? {} : { expectedFailures: expectedJson(run.expected) }),
+    ...(run.responseTimes === undefined || run.responseTimes.size === 0
+      ? {}
+      : { responseTimes: responseTimesJson(run.responseTimes, run.operations) }),
     results: rollUp.results.map((r) => ({
       id: r.id,
       level: r.level,
@@ -104,6 +109,19 @@ export function expectedJson(outcome: ExpectedOutcome): Record<string, unknown> 
     unexcused: [...outcome.unexcused],
     stale: outcome.stale.map((s) => ({ id: s.id, why: s.why })),
   };
+}
+
+/** summary.json's `responseTimes`: per operation, its route, and the count, median, p95 and max in ms. */
+export function responseTimesJson(
+  times: ReadonlyMap<string, OperationTimes>,
+  routes: ReadonlyMap<string, string>,
+): Record<string, unknown> {
+  return Object.fromEntries(
+    [...times].map(([operation, t]) => [
+      operation,
+      { ...(routes.has(operation) ? { route: routes.get(operation) } : {}), ...t },
+    ]),
+  );
 }
 
 /** summary.json's `rerun` block: the run repeated, and each of its failures now. */

@@ -8,6 +8,7 @@ import { retriedLine, retriesText } from '../record/flaky.ts';
 import type { BaselineOutcome, RunRecord } from '../record/record.ts';
 import type { RerunOutcome } from '../record/rerun.ts';
 import { isBlockedResult, type RequirementResult } from '../record/rollup.ts';
+import type { OperationTimes } from '../record/timings.ts';
 import { byCause, optionsText, UNJUDGED_CAUSE } from '../record/views.ts';
 import type { Writer } from './writer.ts';
 
@@ -93,6 +94,9 @@ export function summaryMarkdown(run: RunRecord, reportDir: string): string {
     for (const r of orphans) out.push(`- \`${r.id}\` (${r.level}): ${md(r.message ?? '')}`);
     out.push('');
   }
+  if (run.responseTimes !== undefined && run.responseTimes.size > 0) {
+    out.push(...responseTimesMarkdown(run.responseTimes, run.operations, config.maxResponseTimeMs));
+  }
   out.push(
     '<details><summary>All requirements</summary>',
     '',
@@ -141,6 +145,28 @@ export function baselineMarkdown(outcome: BaselineOutcome): string[] {
     `| new failures | ${ids(outcome.newFailures)} |`,
     `| still failing | ${ids(outcome.stillFailing)} |`,
     `| fixed | ${ids(outcome.fixed)} |`,
+    '',
+  ];
+}
+
+/** summary.md's response times: per operation, the answers timed and their median, p95 and max. */
+export function responseTimesMarkdown(
+  times: ReadonlyMap<string, OperationTimes>,
+  routes: ReadonlyMap<string, string>,
+  budgetMs: number | undefined,
+): string[] {
+  const ms = (n: number) => `${n} ms`;
+  return [
+    `### Response times${budgetMs === undefined ? '' : ` (budget ${budgetMs} ms, --max-response-time)`}`,
+    '',
+    'From each request sent to the last byte of its answer, as the suite measured them.',
+    '',
+    '| operation | answers | median | p95 | max |',
+    '|---|---:|---:|---:|---:|',
+    ...[...times].map(
+      ([operation, t]) =>
+        `| ${routes.has(operation) ? `\`${routes.get(operation)}\` (${operation})` : operation} | ${t.count} | ${ms(t.medianMs)} | ${ms(t.p95Ms)} | ${ms(t.maxMs)}${budgetMs !== undefined && t.maxMs > budgetMs ? ' ⚠️' : ''} |`,
+    ),
     '',
   ];
 }

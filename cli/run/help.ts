@@ -51,6 +51,8 @@ What to check
   --retries <n>             send a safe request (GET) again, up to n times, when the connection
                             failed before any answer (refused, reset, timed out); a requirement
                             that passed only so is reported flaky (default 0: never)
+  --max-response-time <ms>  also check that every answer arrives within <ms> milliseconds
+                            (ANY-RESPONSE-TIME, SHOULD); response times are reported either way
 
 Reports
   --report-dir <dir>        where reports go (default ${DEFAULTS.reportDir}; the previous run moves beside

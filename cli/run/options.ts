@@ -42,6 +42,7 @@ const OPTION_SPEC = {
   seed: { type: 'string' },
   'timeout-ms': { type: 'string' },
   retries: { type: 'string' },
+  'max-response-time': { type: 'string' },
   'report-dir': { type: 'string' },
   html: { type: 'boolean' },
   baseline: { type: 'string' },
@@ -148,6 +149,11 @@ export function parseInvocation(
   const retries =
     values.retries === undefined ? 0 : parseInteger(values.retries, '--retries', 0, MAX_RETRIES);
 
+  const maxResponseTimeMs =
+    values['max-response-time'] === undefined
+      ? undefined
+      : parseInteger(values['max-response-time'], '--max-response-time', 1, MAX_TIMEOUT_MS);
+
   const reportDirFlag = nonEmpty(values['report-dir'], '--report-dir');
   const reportDir = path.resolve(cwd, reportDirFlag ?? DEFAULTS.reportDir);
   if (reportDir === path.parse(reportDir).root || reportDir === path.resolve(cwd)) {
@@ -179,6 +185,7 @@ export function parseInvocation(
     seed,
     timeoutMs,
     retries,
+    ...(maxResponseTimeMs === undefined ? {} : { maxResponseTimeMs }),
     runId: randomBytes(4).toString('hex'),
     ...(network.network === undefined ? {} : { network: network.network }),
   };

@@ -20,6 +20,7 @@ import { type Env, EXIT, type Io, NAME, type RunExtras } from '../record/command
 import { CannotJudgeError, errorText, oneLine, stopReason, UsageError } from '../record/errors.ts';
 import { cannotJudgeRecord, type RunRecord } from '../record/record.ts';
 import type { RerunSource } from '../record/rerun.ts';
+import { responseTimeStats, timingsOfOutcomes } from '../record/timings.ts';
 import { checkReportDirs, ReportFolder } from '../reports/folder.ts';
 import { createRedactor, type Redactor, redactStream } from '../reports/redact.ts';
 import type { Console } from '../reports/writer.ts';
@@ -234,6 +235,9 @@ async function judged(
     ...(judgement.baseline ? { baseline: judgement.baseline } : {}),
     ...(judgement.rerun ? { rerun: judgement.rerun } : {}),
     ...(judgement.expected ? { expected: judgement.expected } : {}),
+    responseTimes: responseTimeStats(timingsOfOutcomes(checked.outcomes, plan.spec.operations), [
+      ...plan.spec.operations.keys(),
+    ]),
     checks: {
       outcomes: checked.outcomes,
       catalog: plan.spec.catalog,

@@ -15,6 +15,29 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 export const MAX_429_RETRIES = 4;
 /** 5xx answers a client keeps as evidence for ANY-NO-5XX (the first ones; later ones are only counted). */
 export const MAX_SERVER_ERRORS_KEPT = 3;
+/** Answers over --max-response-time a client keeps as evidence for ANY-RESPONSE-TIME (the rest are counted). */
+export const MAX_SLOW_ANSWERS_KEPT = 3;
+
+/** An answer that took longer than config.maxResponseTimeMs: evidence for ANY-RESPONSE-TIME. */
+export interface SlowAnswer {
+  readonly method: string;
+  /** Masked. */
+  readonly url: string;
+  readonly status: number;
+  /** From the request sent to the last byte of the body read. */
+  readonly ms: number;
+  /** The budget it exceeded (config.maxResponseTimeMs). */
+  readonly budgetMs: number;
+  /** A curl command that sends the request again, secrets masked. */
+  readonly reproduce: string;
+}
+
+/** How long one answer took: the request's method and masked URL, and the time to its last byte. */
+export interface AnswerTime {
+  readonly method: string;
+  readonly url: string;
+  readonly ms: number;
+}
 
 /** A 5xx answer a check received: evidence for ANY-NO-5XX, whichever requirement was being checked. */
 export interface ServerErrorSeen {
@@ -81,6 +104,8 @@ export interface ApiResponse {
   readonly retries: number;
   /** Attempts that got no answer at all and were sent again (--retries). */
   readonly transportRetries: number;
+  /** The answer's own time: from this attempt sent to the last byte of its body (no retry, no 429 wait). */
+  readonly answerMs: number;
   readonly durationMs: number;
   /** The masked record of this exchange. */
   readonly exchange: ExchangeRecord;
@@ -121,6 +146,12 @@ export class Client {
    * only; harness/retry.ts), masked, oldest first. A check that passed with any is flaky.
    */
   readonly retried: RetriedRequest[] = [];
+  /** Every answer this client got, timed: what the reports' response times are made of. */
+  readonly answerTimes: AnswerTime[] = [];
+  /** The first MAX_SLOW_ANSWERS_KEPT answers slower than config.maxResponseTimeMs (--max-response-time). */
+  readonly slowAnswers: SlowAnswer[] = [];
+  /** Every answer slower than config.maxResponseTimeMs, counted. */
+  slowCount = 0;
   private readonly timeoutMs: number;
   private readonly maxBodyBytes: number;
   private readonly dispatcher: Dispatcher;
@@ -171,6 +202,7 @@ export class Client {
     let transportRetries = 0;
     const retriesAllowed = isSafeMethod(method) ? (this.config.retries ?? 0) : 0;
     for (;;) {
+      const sentAt = performance.now();
       const outcome = await this.once(sent, deadline, attemptStarted);
       if ('error' in outcome && outcome.beforeAnswer && transportRetries < retriesAllowed) {
         // No answer began: the network, not the server's answer. Sent again, and kept as evidence.
@@ -233,10 +265,26 @@ export class Client {
         });
       }
       const durationMs = performance.now() - started;
+      const answerMs = performance.now() - sentAt;
       const exchange = recordExchange(sent, { ...outcome, retries, durationMs });
       this.exchanges.push(exchange);
       // Written when a check shows it (reproducer): most answers are never shown.
       const reproduce = reproducer(sent, outcome.status);
+      this.answerTimes.push({ method: sent.method, url: exchange.url, ms: answerMs });
+      const budget = this.config.maxResponseTimeMs;
+      if (budget !== undefined && answerMs > budget) {
+        this.slowCount++;
+        if (this.slowAnswers.length < MAX_SLOW_ANSWERS_KEPT) {
+          this.slowAnswers.push({
+            method: sent.method,
+            url: exchange.url,
+            status: outcome.status,
+            ms: Math.round(answerMs),
+            budgetMs: budget,
+            reproduce: reproduce(),
+          });
+        }
+      }
       if (outcome.status >= 500 && this.serverErrors.length < MAX_SERVER_ERRORS_KEPT) {
         this.serverErrors.push({
           method: sent.method,
@@ -255,6 +303,7 @@ export class Client {
         retries,
         transportRetries,
         durationMs,
+        answerMs,
         exchange,
         get reproduce() {
           return reproduce();

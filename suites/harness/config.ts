@@ -33,6 +33,11 @@ export interface Config {
    * absent: 0, never). A requirement that passed only thanks to one is reported flaky.
    */
   readonly retries?: number;
+  /**
+   * The longest an answer may take, request sent to last byte, in milliseconds (--max-response-time):
+   * ANY-RESPONSE-TIME fails on any answer slower. Absent: times are reported, not judged.
+   */
+  readonly maxResponseTimeMs?: number;
   /** Marks what this run creates (pet tags), so that staging data made by the suite is recognisable. */
   readonly runId: string;
   /** How requests reach the target (proxies, TLS); absent: directly, with Node's TLS defaults. */

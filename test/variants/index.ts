@@ -1,6 +1,6 @@
 /**
  * Every variant, in a stable order: the faulty ones by operation (list, create, show, then those
- * across operations, then faults combined), the conformant ones, the hostile ones. Names are unique across all.
+ * across operations, then faults of time, then faults combined), the conformant ones, the hostile ones. Names are unique across all.
  */
 import { conformantVariants } from './conformant.ts';
 import { combinedVariants } from './faulty/combined.ts';
@@ -8,6 +8,7 @@ import { createVariants } from './faulty/create.ts';
 import { crossVariants } from './faulty/cross.ts';
 import { listVariants } from './faulty/list.ts';
 import { showVariants } from './faulty/show.ts';
+import { timingVariants } from './faulty/timing.ts';
 import { hostileVariants } from './hostile.ts';
 import type { Variant } from './variant.ts';
 
@@ -18,6 +19,7 @@ export const variants: Variant[] = [
   ...createVariants,
   ...showVariants,
   ...crossVariants,
+  ...timingVariants,
   ...combinedVariants,
   ...conformantVariants,
   ...hostileVariants,
