@@ -200,6 +200,8 @@ export class Client {
     let deadline = started + this.timeoutMs;
     let retries = 0;
     let transportRetries = 0;
+    /** What went wrong with this request's attempts sent again (this client may send others meanwhile). */
+    const earlier: string[] = [];
     const retriesAllowed = isSafeMethod(method) ? (this.config.retries ?? 0) : 0;
     for (;;) {
       const sentAt = performance.now();
@@ -214,6 +216,7 @@ export class Client {
         });
         this.exchanges.push(exchange);
         this.retried.push({ method: sent.method, url: exchange.url, error: outcome.error });
+        earlier.push(outcome.error);
         transportRetries++;
         await sleep(backoffMs(transportRetries), this.options.signal);
         if (this.options.signal?.aborted) continue; // the next attempt fails at once, saying why
@@ -233,10 +236,7 @@ export class Client {
           expected: `a complete HTTP response to ${method} ${path} within ${this.timeoutMs} ms`,
           received:
             transportRetries > 0
-              ? `${outcome.error} (and ${transportRetries} earlier attempt${transportRetries === 1 ? '' : 's'}: ${this.retried
-                  .slice(-transportRetries)
-                  .map((r) => r.error)
-                  .join('; ')})`
+              ? `${outcome.error} (and ${transportRetries} earlier attempt${transportRetries === 1 ? '' : 's'}: ${earlier.join('; ')})`
               : outcome.error,
           reproduce: toCurl(sent),
           exchanges: this.exchanges.slice(-3),
