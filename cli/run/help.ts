@@ -76,6 +76,7 @@ Exit status
   1  non-conformant: a gating requirement failed (a hanging or garbling server lands here)
   2  could not judge: a bad option, the target unreachable, its certificate not trusted, or the
      spec or the suite itself broken
+  130, 143  stopped by Ctrl-C or SIGTERM (a second one stops it at once)
 
 Examples
   First look, no server of your own (checks the bundled reference implementation):
