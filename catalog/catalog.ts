@@ -4,8 +4,11 @@ import { readChecked } from './checked.ts';
 import { specFiles } from './paths.ts';
 
 export type Level = 'MUST' | 'SHOULD' | 'MAY';
-/** What a check needs from the run: writes (off under --read-only), a key, or --auth-required. */
-export type Need = 'write' | 'key' | 'auth-required';
+/**
+ * What a check needs from the run: writes (off under --read-only), a key, --auth-required, or a
+ * response-time budget (--max-response-time).
+ */
+export type Need = 'write' | 'key' | 'auth-required' | 'max-response-time';
 export type Operation = 'any' | 'listPets' | 'createPets' | 'showPetById' | 'listStoreOrders';
 
 export interface Requirement {

@@ -3,7 +3,7 @@
  *
  *   run/      a run, stage by stage: options → plan → target → checks → judge → publish (run/run.ts)
  *   reports/  the outputs of a run, each a writer of its record (reports/writers.ts)
- *   across/   what reads runs back: --baseline, compare, merge, and the requirements command
+ *   across/   what reads runs back: --baseline, compare, merge, rerun, and the requirements command
  *   console/  what every command prints: colours, fitting lines, a run's progress
  *   record/   the record of a run and its pure roll-up, the exit codes, the errors that stop a run
  *
@@ -11,7 +11,7 @@
  * folder imports only from the folders listed below it. bin/petstore-conformance.js calls main()
  * and exits with what it returns.
  */
-import { type Env, EXIT, type Io, NAME, type Subcommand } from './record/command.ts';
+import { type Env, EXIT, type Io, NAME, type RunExtras, type Subcommand } from './record/command.ts';
 import { errorText } from './record/errors.ts';
 import type { Dependencies } from './run/dependencies.ts';
 import { runCommand } from './run/run.ts';
@@ -23,6 +23,7 @@ const SUBCOMMANDS: Readonly<Record<string, () => Promise<Subcommand>>> = {
   compare: () => import('./across/compare.ts'),
   merge: () => import('./across/merge.ts'),
   requirements: () => import('./across/requirements.ts'),
+  rerun: () => import('./across/rerun.ts'),
 };
 
 /**
@@ -40,7 +41,9 @@ export async function main(
     first !== undefined && Object.hasOwn(SUBCOMMANDS, first) ? SUBCOMMANDS[first] : undefined;
   if (subcommand) {
     try {
-      return await (await subcommand()).run(rest, env, io);
+      const startRun = (args: readonly string[], extras: RunExtras) =>
+        runCommand(args, env, io, deps, extras);
+      return await (await subcommand()).run(rest, env, io, startRun);
     } catch (error) {
       io.stderr.write(`${NAME} ${first}: internal error: ${errorText(error)}\n`);
       return EXIT.cannotJudge;

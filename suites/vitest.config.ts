@@ -11,7 +11,8 @@ import { suiteVitestOptions } from './vitest.shared.ts';
  * This file is an edge like the CLI: it reads the environment and builds the Config; the tests never
  * do. PETSTORE_BASE_URL is required and PETSTORE_API_KEY optional; for convenience while developing,
  * PETSTORE_API_KEY_HEADER, PETSTORE_API_KEY_QUERY, PETSTORE_API_KEY_SCHEME, PETSTORE_AUTH_REQUIRED=1, PETSTORE_READ_ONLY=1,
- * PETSTORE_ONLY=LIST,SHOW, PETSTORE_EXCLUDE, PETSTORE_SEED and PETSTORE_TIMEOUT_MS are read too.
+ * PETSTORE_ONLY=LIST,SHOW, PETSTORE_EXCLUDE, PETSTORE_SEED, PETSTORE_TIMEOUT_MS and PETSTORE_RETRIES
+ * are read too.
  */
 const env = process.env;
 const baseUrl = env.PETSTORE_BASE_URL;
@@ -32,6 +33,7 @@ const config: Config = Object.freeze({
   exclude: parsePrefixes([env.PETSTORE_EXCLUDE ?? '']),
   seed: env.PETSTORE_SEED ? Number(env.PETSTORE_SEED) : Math.floor(Math.random() * 2 ** 31),
   timeoutMs: env.PETSTORE_TIMEOUT_MS ? Number(env.PETSTORE_TIMEOUT_MS) : 10_000,
+  retries: env.PETSTORE_RETRIES ? Number(env.PETSTORE_RETRIES) : 0,
   runId: `dev-${Date.now().toString(36)}`,
 });
 console.log(`petstore-conformance suites: ${config.baseUrl}, seed ${config.seed}, run ${config.runId}`);

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import type { InlineConfig, TestSequencer, TestSpecification } from 'vitest/node';
 import { loadCatalog } from '../catalog/catalog.ts';
 import { packageRoot } from '../catalog/paths.ts';
-import { testTimeoutFor } from './harness/budget.ts';
+import { requestBudgetMs, testTimeoutFor } from './harness/budget.ts';
 import { CONFIG_KEY, type Config, OPENAPI_KEY, REQUIREMENTS_KEY } from './harness/config.ts';
 
 /**
@@ -65,8 +65,8 @@ export function suiteVitestOptions(config: Config, openapi?: object): InlineConf
     include: ['suites/**/*.test.ts'],
     exclude: ['**/.git/**'],
     setupFiles: [fileURLToPath(import.meta.resolve('allure-vitest/setup'))],
-    testTimeout: testTimeoutFor(timeout),
-    hookTimeout: timeout + 5_000,
+    testTimeout: testTimeoutFor(timeout, config.retries),
+    hookTimeout: requestBudgetMs(timeout, config.retries) + 5_000,
     teardownTimeout: 5_000,
     provide: {
       [CONFIG_KEY]: config,

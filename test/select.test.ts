@@ -59,6 +59,7 @@ describe('the suites, the roll-up and the plan use the same rule', () => {
       ...selection,
       apiKey: 'k',
       authRequired: true,
+      maxResponseTimeMs: 1_000,
     });
     const rolled = rollUp(
       catalog,

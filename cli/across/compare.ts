@@ -6,11 +6,12 @@
  * its gating level, 0 otherwise, 2 on bad input. The states and what counts as a regression:
  * cli/across/diff.ts.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { type Paint, paintFor } from '../console/terminal.ts';
 import { type Env, EXIT, type Io, NAME, optionsOf } from '../record/command.ts';
+import { makeDirs } from '../record/dirs.ts';
 import { type Change, diffResults, type State } from './diff.ts';
 import {
   catalogDifference,
@@ -64,7 +65,7 @@ export async function run(args: readonly string[], env: Env, io: Io): Promise<nu
     if (parsed.markdown !== undefined) {
       const file = path.resolve(io.cwd, parsed.markdown);
       try {
-        mkdirSync(path.dirname(file), { recursive: true });
+        makeDirs(path.dirname(file));
         writeFileSync(file, comparisonMarkdown(comparison));
       } catch (error) {
         throw new InputError(`--markdown ${parsed.markdown}: cannot write it: ${(error as Error).message}`);

@@ -5,11 +5,12 @@
  * and a shields.io endpoint badge per deployment in <dir>/badges/<name>.json. Exit 0, or 2 on bad
  * input. The table itself: cli/across/fleet.ts.
  */
-import { lstatSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { lstatSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { paintFor } from '../console/terminal.ts';
 import { type Env, EXIT, type Io, NAME, optionsOf } from '../record/command.ts';
+import { makeDirs } from '../record/dirs.ts';
 import { badgeOf, buildFleet, fleetHtml, fleetMarkdown, installedCatalog } from './fleet.ts';
 import { readSummary, type SummaryFile, SummaryFileError } from './summary-file.ts';
 
@@ -60,7 +61,7 @@ export async function run(args: readonly string[], env: Env, io: Io): Promise<nu
       installedCatalog(),
     );
     rmSync(path.join(out, 'badges'), { recursive: true, force: true });
-    mkdirSync(path.join(out, 'badges'), { recursive: true });
+    makeDirs(path.join(out, 'badges'));
     writeFileSync(path.join(out, 'fleet.md'), fleetMarkdown(fleet));
     writeFileSync(path.join(out, 'fleet.html'), fleetHtml(fleet, new Date()));
     for (const d of fleet.deployments) {

@@ -17,7 +17,8 @@ export const REQUIREMENTS_USAGE = `Usage: petstore-conformance requirements [--j
 
 Lists the requirements of the catalog (spec/requirements.yaml) in catalog order: id, level, what a
 check needs from the run (write: skipped under --read-only; key: needs --api-key; auth-required:
-needs --auth-required) and title. --only and --exclude list what a run with them would check.
+needs --auth-required; max-response-time: needs --max-response-time) and title. --only and --exclude
+list what a run with them would check.
 
   --json                    a JSON array of {id, level, title, operation, needs} instead of a table
   --only <prefixes>         only ids starting with one of these comma-separated prefixes

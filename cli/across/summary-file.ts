@@ -38,6 +38,19 @@ export interface Summary {
     readonly authRequired: boolean;
     readonly only?: readonly string[];
     readonly exclude?: readonly string[];
+    // Read by rerun; absent from summaries written before they were recorded.
+    readonly proxy?: boolean;
+    readonly caCert?: boolean;
+    readonly clientCert?: boolean;
+    readonly insecure?: boolean;
+    readonly retries?: number;
+    readonly timeoutMs?: number;
+    readonly apiKeyHeader?: string;
+    readonly apiKeyQuery?: string;
+    /** How the target was chosen: "--base-url", "bundled reference implementation, …". */
+    readonly targetFrom?: string;
+    /** --expected, as given. */
+    readonly expected?: string;
   };
   readonly verdict: 'conformant' | 'non-conformant';
   /** The run could not judge: why. */
@@ -86,6 +99,16 @@ const SCHEMA = {
         authRequired: { type: 'boolean' },
         only: { type: 'array', items: { type: 'string' } },
         exclude: { type: 'array', items: { type: 'string' } },
+        proxy: { type: 'boolean' },
+        caCert: { type: 'boolean' },
+        clientCert: { type: 'boolean' },
+        insecure: { type: 'boolean' },
+        retries: { type: 'integer', minimum: 0 },
+        timeoutMs: { type: 'integer', minimum: 1 },
+        apiKeyHeader: { type: 'string' },
+        apiKeyQuery: { type: 'string' },
+        targetFrom: { type: 'string' },
+        expected: { type: 'string' },
       },
     },
     verdict: { enum: ['conformant', 'non-conformant'] },

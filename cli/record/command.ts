@@ -1,4 +1,5 @@
 /** What the command and its subcommands share: the exit codes (CONTRACT.md), the streams, the name. */
+import type { RerunSource } from './rerun.ts';
 
 export const NAME = 'petstore-conformance';
 
@@ -14,8 +15,18 @@ export type Env = Readonly<Record<string, string | undefined>>;
 
 /** A subcommand (`petstore-conformance <name> …`): resolves to its exit status, never rejects. */
 export interface Subcommand {
-  run(args: readonly string[], env: Env, io: Io): Promise<number>;
+  /** `startRun` starts a run of the command (the rerun subcommand runs one). */
+  run(args: readonly string[], env: Env, io: Io, startRun: StartRun): Promise<number>;
 }
+
+/** What a run started by a subcommand carries besides its arguments. */
+export interface RunExtras {
+  /** The run repeats the failures of this earlier run (the rerun subcommand). */
+  readonly rerun?: RerunSource;
+}
+
+/** Starts a run of the command with these arguments (the environment and streams the subcommand had). */
+export type StartRun = (argv: readonly string[], extras: RunExtras) => Promise<number>;
 
 /**
  * A subcommand's parsed options, or the exit status when nothing more is to be done: its usage for

@@ -6,7 +6,10 @@ import { createHash } from 'node:crypto';
 import { type Catalog, type Level, loadCatalog, type Requirement } from '../../catalog/catalog.ts';
 import type { Config } from '../../suites/harness/config.ts';
 import { EXIT } from './command.ts';
+import type { ExpectedOutcome } from './expected.ts';
+import type { RerunOutcome } from './rerun.ts';
 import { cannotJudgeRollUp, type RollUp, type TestOutcome } from './rollup.ts';
+import type { OperationTimes } from './timings.ts';
 
 export interface RunRecord {
   readonly version: string;
@@ -28,6 +31,12 @@ export interface RunRecord {
   readonly internalError?: string;
   /** --baseline: which gating failures are new, still there, fixed. */
   readonly baseline?: BaselineOutcome;
+  /** The rerun subcommand: each failure of the earlier run, fixed, still failing or blocked. */
+  readonly rerun?: RerunOutcome;
+  /** --expected: the failures it excuses, its stale entries; its gate decides the exit status. */
+  readonly expected?: ExpectedOutcome;
+  /** A run that judged: how fast each operation answered (operationId, or "other", → times). */
+  readonly responseTimes?: ReadonlyMap<string, OperationTimes>;
   /** A run that judged: what its checks left, for the outputs that show each check. */
   readonly checks?: ChecksLeft;
   /**
@@ -52,10 +61,17 @@ export interface ChecksLeft {
   readonly allureResultsDir: string;
 }
 
-/** The exit status of a run (CONTRACT.md): 2 when it could not judge; else its baseline's gate, or its verdict. */
-export function exitOf(record: Pick<RunRecord, 'error' | 'baseline' | 'rollUp'>): number {
+/**
+ * The exit status of a run (CONTRACT.md): 2 when it could not judge; else the gate of its expected
+ * deviations (which takes the baseline into account), its baseline's gate, or its verdict.
+ */
+export function exitOf(record: Pick<RunRecord, 'error' | 'baseline' | 'rollUp' | 'expected'>): number {
   if (record.error !== undefined) return EXIT.cannotJudge;
-  const passed = record.baseline ? record.baseline.gate === 'passed' : record.rollUp.verdict === 'conformant';
+  const passed = record.expected
+    ? record.expected.gate === 'passed'
+    : record.baseline
+      ? record.baseline.gate === 'passed'
+      : record.rollUp.verdict === 'conformant';
   return passed ? EXIT.conformant : EXIT.nonConformant;
 }
 

@@ -3,6 +3,8 @@
  * of cli/record/: the roll-up (rollup.ts) and the blocking rules (blocking.ts) both read it.
  */
 import type { Level, Requirement } from '../../catalog/catalog.ts';
+import type { Flakiness, TestRetries } from './flaky.ts';
+import type { SlowAnswers } from './slow.ts';
 
 export type Status = 'passed' | 'failed' | 'skipped';
 
@@ -59,7 +61,12 @@ export interface TestOutcome {
   /** Failed by an exception of the check itself, not an HTTP expectation: a bug of the suite. */
   readonly suiteError?: string;
   /** Failures of other requirements' rules this test saw (the first few). */
-  readonly findings?: readonly Finding[];
+  readonly findings?: readonly Finding[] /** Requests sent again because the transport failed (--retries). */;
+  readonly retries?: TestRetries;
+  /** Each answer's time: method, path under the base URL, milliseconds (the reports' response times). */
+  readonly timings?: readonly (readonly [string, string, number])[];
+  /** Answers slower than --max-response-time (the first few) and how many: ANY-RESPONSE-TIME fails on them. */
+  readonly slowAnswers?: SlowAnswers;
 }
 
 export interface RequirementResult {
@@ -81,7 +88,10 @@ export interface RequirementResult {
   /** Failed or blocked: whether this decides the verdict (MUST; SHOULD with --strict). */
   readonly gating: boolean;
   readonly tests: { readonly passed: number; readonly failed: number; readonly skipped: number };
-  readonly durationMs: number;
+  readonly durationMs: number /** Passed, but only after requests were sent again (--retries): flaky.ts. */;
+  readonly flaky?: Flakiness['flaky'];
+  readonly retries?: Flakiness['retries'];
+  readonly retried?: Flakiness['retried'];
 }
 
 export interface RollUp {

@@ -5,6 +5,7 @@
 import type { Catalog, Level, Requirement } from '../../catalog/catalog.ts';
 import { EXCLUDED, NOT_SELECTED, selectionSkipReason, isSelected as selects } from '../../catalog/select.ts';
 import { resolveBlocking } from './blocking.ts';
+import { type Flakiness, flakinessOf } from './flaky.ts';
 import {
   describeFailure,
   isBlockedResult,
@@ -14,6 +15,7 @@ import {
   type Status,
   type TestOutcome,
 } from './results.ts';
+import { RESPONSE_TIME_ID, slowAnswerFailure } from './slow.ts';
 
 export type {
   Failure,
@@ -91,6 +93,9 @@ export function rollUp(
     const leftOut = selectionSkipReason(r.id, options);
     if (leftOut !== undefined) return { ...base, status: 'skipped', message: leftOut, gating: false };
     const failed = tests.filter((t) => t.state === 'failed');
+    const slow = r.id === RESPONSE_TIME_ID && failed.length === 0 ? slowAnswerFailure(outcomes) : undefined;
+    if (slow !== undefined)
+      return { ...base, status: 'failed', ...slow, gating: gates(r.level, options.strict) };
     if (r.id === NO_5XX_ID && failed.length === 0 && fiveHundreds.length > 0) {
       // A 5xx seen by any check breaks this MUST ("no request the suite sends … is answered with a 5xx").
       const [first, ...others] = fiveHundreds as [(typeof fiveHundreds)[0], ...typeof fiveHundreds];
@@ -154,7 +159,8 @@ export function rollUp(
         gating: gates(r.level, options.strict),
       };
     }
-    if (tests.some((t) => t.state === 'passed')) return { ...base, status: 'passed', gating: false };
+    if (tests.some((t) => t.state === 'passed'))
+      return { ...base, status: 'passed', gating: false, ...flakinessOf(tests) };
     if (tests.length > 0) {
       const reasons = [...new Set(tests.map((t) => t.note?.trim() || 'skipped by the suite'))];
       return { ...base, status: 'skipped', message: reasons.join('; '), gating: false };

@@ -60,6 +60,8 @@ export function optionsText(config: Config): string {
     config.only.length ? `--only ${config.only.join(',')}` : '',
     config.exclude.length ? `--exclude ${config.exclude.join(',')}` : '',
     config.network?.tls?.insecure ? '--insecure' : '',
+    config.retries ? `--retries ${config.retries}` : '',
+    config.maxResponseTimeMs === undefined ? '' : `--max-response-time ${config.maxResponseTimeMs}`,
   ]
     .filter(Boolean)
     .join(' ');

@@ -18,6 +18,8 @@ import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'nod
 import path from 'node:path';
 import type { Catalog, Requirement } from '../../catalog/catalog.ts';
 import { rfcLinks } from '../../suites/harness/allure.ts';
+import { excuseText } from '../record/expected.ts';
+import { retriedLine, retriesText } from '../record/flaky.ts';
 import type { RunRecord } from '../record/record.ts';
 import { isBlockedResult, type RequirementResult, type Status, type TestOutcome } from '../record/rollup.ts';
 import { operationLabel, optionsText } from '../record/views.ts';
@@ -47,7 +49,7 @@ export const allureResults: Writer = {
 export interface AllureStep {
   name: string;
   status?: string;
-  statusDetails?: { message?: string; trace?: string };
+  statusDetails?: { message?: string; trace?: string; flaky?: boolean; known?: boolean };
   stage?: string;
   steps?: AllureStep[];
   attachments?: { name: string; source: string; type?: string }[];
@@ -114,6 +116,7 @@ export function requirementResults(
   const outcomes = new Map(run.outcomes.map((o) => [o.name, o]));
   const requirements = new Map(catalog.requirements.map((r) => [r.id, r]));
   const runStart = record.startedAt.getTime();
+  const excused = new Map((record.expected?.excused ?? []).map((e) => [e.id, e]));
 
   const order = treeOrder(record);
   const results = order.map((result, position): AllureResult => {
@@ -128,6 +131,7 @@ export function requirementResults(
     // requirement starts at the run's start plus its position in the tree (milliseconds): the tree
     // reads in the same order every run. Its checks (its steps) keep the times they really ran.
     const start = runStart + position;
+    const excuse = excused.get(result.id);
     return {
       uuid: randomUUID(),
       historyId: historyIdOf(result.id),
@@ -135,14 +139,23 @@ export function requirementResults(
       name: `${result.id} (${result.level}) ${result.title}`,
       fullName: `petstore-conformance: ${result.id}`,
       status: result.status,
-      statusDetails: { message: requirementMessage(result) },
+      // A flaky pass keeps its status; Allure marks it with its flaky flag. An expected failure
+      // (--expected) stays failed, marked known, its reason first and its ticket linked.
+      statusDetails: {
+        message: `${excuse ? `expected to fail: ${excuseText(excuse)}\n` : ''}${requirementMessage(result)}`,
+        ...(result.flaky ? { flaky: true } : {}),
+        ...(excuse ? { known: true } : {}),
+      },
       stage: 'finished',
       description: r ? describe(r, record, catalog) : result.title,
       steps,
       attachments: [],
       parameters: [],
       labels: labelsOf(result, r, record),
-      links: r ? rfcLinks(r.rationale ?? '').map((l) => ({ ...l, type: 'link' })) : [],
+      links: [
+        ...(r ? rfcLinks(r.rationale ?? '').map((l) => ({ ...l, type: 'link' })) : []),
+        ...(excuse?.link ? [{ name: 'expected deviation', url: excuse.link, type: 'issue' }] : []),
+      ],
       start,
       stop: start + duration,
     };
@@ -292,6 +305,12 @@ function labelsOf(
 
 /** What failed, how to reproduce it and whether it gates; or why the requirement was not checked. */
 export function requirementMessage(r: RequirementResult): string {
+  if (r.status === 'passed' && r.flaky) {
+    return [
+      `flaky: passed only after ${retriesText(r.retries ?? 0)} (--retries): the transport failed before an answer`,
+      ...(r.retried ?? []).map(retriedLine),
+    ].join('\n');
+  }
   if (r.status === 'passed') return '';
   if (r.status === 'skipped') {
     if (isBlocked(r) && !r.message?.startsWith('blocked by ')) {

@@ -15,8 +15,10 @@ export const annotations: Writer = {
   name: 'GitHub annotations',
   write(record, { annotations: wanted, console }) {
     if (!wanted) return;
-    if (record.error === undefined) for (const line of githubAnnotations(record.rollUp)) console.out(line);
-    else if (record.internalError === undefined) console.out(githubCannotJudge(record.error));
+    if (record.error === undefined) {
+      const excused = new Set((record.expected?.excused ?? []).map((e) => e.id));
+      for (const line of githubAnnotations(record.rollUp, excused)) console.out(line);
+    } else if (record.internalError === undefined) console.out(githubCannotJudge(record.error));
   },
 };
 
@@ -24,9 +26,13 @@ export const annotations: Writer = {
  * The lines, in catalog order: the title is the requirement id; the message says the level and
  * title, what was expected and what came back, and the curl line to reproduce it.
  */
-export function githubAnnotations(rollUp: Pick<RollUp, 'results'>): string[] {
+export function githubAnnotations(
+  rollUp: Pick<RollUp, 'results'>,
+  /** Failures --expected excuses: no error for them. */
+  excused: ReadonlySet<string> = new Set(),
+): string[] {
   return rollUp.results
-    .filter((r) => r.status === 'failed' && r.gating)
+    .filter((r) => r.status === 'failed' && r.gating && !excused.has(r.id))
     .map((r) => {
       const lines = [`${r.id} (${r.level}) ${r.title}`];
       if (r.expected !== undefined) lines.push(`expected: ${r.expected}`);

@@ -6,7 +6,10 @@
 
 import { clipTo, type Paint, wrapList } from '../console/terminal.ts';
 import { NAME } from '../record/command.ts';
+import { type Excused, type ExpectedOutcome, excuseText } from '../record/expected.ts';
+import { retriedLine, retriesText } from '../record/flaky.ts';
 import type { BaselineOutcome, RunRecord } from '../record/record.ts';
+import { idsNow, type RerunItem, type RerunOutcome } from '../record/rerun.ts';
 import { EXCLUDED, isBlockedResult, NOT_SELECTED, type RequirementResult } from '../record/rollup.ts';
 import { byCause, byOperation, operationLabel, UNJUDGED_CAUSE } from '../record/views.ts';
 import type { Writer } from './writer.ts';
@@ -28,7 +31,10 @@ export const endOfRun: Writer = {
     const { p, width } = console;
     for (const line of endLines(record, folder?.shown ?? '', folder?.written ?? [], p, width))
       console.out(line);
-    if (record.baseline) for (const line of baselineLines(record.baseline, p)) console.out(line);
+    if (record.baseline)
+      for (const line of baselineLines(record.baseline, p, record.expected === undefined)) console.out(line);
+    if (record.expected) for (const line of expectedLines(record.expected, p)) console.out(line);
+    if (record.rerun) for (const line of rerunLines(record.rerun, p)) console.out(line);
   },
 };
 
@@ -41,6 +47,7 @@ export function endLines(
   width = 100,
 ): string[] {
   const { rollUp, config } = run;
+  const excused = new Map((run.expected?.excused ?? []).map((e) => [e.id, e]));
   const out: string[] = ['', p.bold('Requirements'), ''];
   // Requirements left out by --only or --exclude are counted, not listed: the reports still list every one.
   const leftOut = (r: RequirementResult, why: string) => r.status === 'skipped' && r.message === why;
@@ -56,7 +63,7 @@ export function endLines(
         r.status === 'skipped' && r.message && !isBlockedResult(r)
           ? p.dim(` ${clipTo(r.message, Math.max(20, width - line.length - 9))}`)
           : '';
-      out.push(`${line}${statusText(r, p)}${reason}`);
+      out.push(`${line}${statusText(r, p, excused.get(r.id))}${reason}`);
     }
     out.push('');
   }
@@ -68,16 +75,20 @@ export function endLines(
   if (failed.length > 0) {
     out.push(p.bold(`Failures (${failed.length}), each with what it blocks`), '');
     for (const r of failed) {
-      const level = r.gating ? r.level : `${r.level}, ${p.yellow('not gating')}`;
+      const excuse = excused.get(r.id);
+      const note = excuse ? 'expected' : r.gating ? undefined : 'not gating';
+      const level = note === undefined ? r.level : `${r.level}, ${p.yellow(note)}`;
       const checks = r.tests.passed + r.tests.failed + r.tests.skipped;
       const count = checks > 1 ? p.dim(` (${r.tests.failed} of ${checks} checks failed)`) : '';
       const countText = checks > 1 ? ` (${r.tests.failed} of ${checks} checks failed)` : '';
-      const levelText = r.gating ? r.level : `${r.level}, not gating`;
+      const levelText = note === undefined ? r.level : `${r.level}, ${note}`;
       const room = width - r.id.length - levelText.length - countText.length - 6;
       out.push(
-        `${p.red(r.gating ? '✗' : '!')} ${p.bold(r.id)} (${level}) ${clipTo(r.title, Math.max(20, room))}${count}`,
+        `${r.gating && !excuse ? p.red('✗') : p.yellow('!')} ${p.bold(r.id)} (${level}) ${clipTo(r.title, Math.max(20, room))}${count}`,
       );
       out.push(...evidenceLines(r, width));
+      if (excuse !== undefined)
+        out.push(`    ${p.yellow('deviation:')} ${clipTo(excuseText(excuse), width - 15)}`);
       const dependents = causes.get(r.id) ?? [];
       if (dependents.length > 0) {
         out.push(
@@ -101,6 +112,17 @@ export function endLines(
     }
   }
 
+  const flaky = rollUp.results.filter((r) => r.flaky);
+  if (flaky.length > 0) {
+    out.push(p.bold(`Flaky (${flaky.length}): passed only after a request was sent again (--retries)`), '');
+    for (const r of flaky) {
+      out.push(`${p.yellow('~')} ${p.bold(r.id)} (${r.level}) ${retriesText(r.retries ?? 0)}`);
+      const [first] = r.retried ?? [];
+      if (first) out.push(`    ${clipTo(retriedLine(first), width - 4)}`);
+    }
+    out.push('');
+  }
+
   for (const warning of rollUp.suiteWarnings) out.push(p.yellow(`warning: ${warning}`));
   const { passed, failed: nFailed, skipped, blocked } = rollUp.totals;
   const verdict =
@@ -120,7 +142,8 @@ export function endLines(
         ]
           .filter(Boolean)
           .join(', ')})`;
-  const counts = `${passed} passed, ${nFailed} failed, ${blocked} blocked, ${skipped - blocked} skipped of ${rollUp.results.length} requirements`;
+  const flakyNote = flaky.length > 0 ? ` (${flaky.length} flaky)` : '';
+  const counts = `${passed} passed${flakyNote}, ${nFailed} failed, ${blocked} blocked, ${skipped - blocked} skipped of ${rollUp.results.length} requirements`;
   // One line when it fits the width, else the verdict above the counts.
   const oneLine = `${verdict}${gateNote}: ${counts}`;
   const plainLength =
@@ -133,7 +156,10 @@ export function endLines(
   return out;
 }
 
-function statusText(r: RequirementResult, p: Paint): string {
+function statusText(r: RequirementResult, p: Paint, excused?: Excused): string {
+  if (excused !== undefined) return p.yellow(`${isBlockedResult(r) ? 'blocked' : 'failed'} (expected)`);
+  if (r.status === 'passed' && r.flaky)
+    return `${p.green('passed')} ${p.yellow(`(flaky: ${retriesText(r.retries ?? 0)})`)}`;
   if (r.status === 'passed') return p.green('passed');
   if (isBlockedResult(r)) return p.yellow(`blocked by ${(r.blockedBy ?? []).join(', ')}`);
   if (r.status === 'skipped') return p.dim('skipped');
@@ -155,8 +181,8 @@ function evidenceLines(r: RequirementResult, width: number): string[] {
   return lines;
 }
 
-/** The console's baseline lines, after the verdict. */
-export function baselineLines(outcome: BaselineOutcome, p: Paint): string[] {
+/** The console's baseline lines, after the verdict; its gate line unless --expected has the last word. */
+export function baselineLines(outcome: BaselineOutcome, p: Paint, withGate = true): string[] {
   const out = [
     '',
     p.bold(`Baseline ${outcome.file}`) + p.dim(` (run of ${outcome.startedAt}, ${outcome.target})`),
@@ -167,10 +193,58 @@ export function baselineLines(outcome: BaselineOutcome, p: Paint): string[] {
   list('new failures:', outcome.newFailures, p.red);
   list('still failing:', outcome.stillFailing, p.yellow);
   list('fixed:', outcome.fixed, p.green);
+  if (!withGate) return out;
   out.push(
     outcome.gate === 'passed'
       ? `${p.green(p.bold('GATE PASSED'))}: no gating requirement fails that the baseline did not (${count(outcome.stillFailing.length, 'known failure')})`
       : `${p.red(p.bold('GATE FAILED'))}: ${count(outcome.newFailures.length, 'gating requirement')} failing that the baseline did not: ${outcome.newFailures.join(', ')}`,
+  );
+  return out;
+}
+
+/** The console's lines of --expected, after the verdict: what it excused, its stale entries, the gate. */
+export function expectedLines(outcome: ExpectedOutcome, p: Paint): string[] {
+  const out = ['', p.bold(`Expected deviations ${outcome.file}`)];
+  for (const e of outcome.excused) out.push(`  ${p.yellow('expected:')} ${p.bold(e.id)}: ${excuseText(e)}`);
+  for (const s of outcome.stale) out.push(`  ${p.yellow('stale:')}    ${p.bold(s.id)}: ${s.why}`);
+  const excusedGating = outcome.excused.filter((e) => e.gating).length;
+  const staleCount = `${outcome.stale.length} stale ${outcome.stale.length === 1 ? 'entry' : 'entries'}`;
+  const stale = outcome.stale.length > 0 ? `; ${staleCount}` : '';
+  out.push(
+    outcome.gate === 'passed'
+      ? `${p.green(p.bold('GATE PASSED'))}: no gating failure left that is not expected (${excusedGating} expected)${stale}`
+      : outcome.unexcused.length > 0
+        ? `${p.red(p.bold('GATE FAILED'))}: ${count(outcome.unexcused.length, 'gating requirement')} failing or blocked that no entry excuses: ${outcome.unexcused.join(', ')}${stale}`
+        : `${p.red(p.bold('GATE FAILED'))}: ${staleCount} under --strict: remove or renew them`,
+  );
+  return out;
+}
+
+/** The console's rerun lines, after the verdict: each earlier failure, fixed or not. */
+export function rerunLines(outcome: RerunOutcome, p: Paint): string[] {
+  const out = [
+    '',
+    p.bold(`Rerun of ${outcome.file}`) + p.dim(` (run of ${outcome.startedAt}, ${outcome.target})`),
+  ];
+  const mark: Record<RerunItem['now'], (s: string) => string> = {
+    fixed: (s) => p.green(`✓ ${s}`),
+    'still failing': (s) => p.red(`✗ ${s}`),
+    blocked: (s) => p.yellow(`◌ ${s}`),
+    'not checked': (s) => p.dim(`- ${s}`),
+  };
+  const idWidth = Math.max(...outcome.items.map((i) => i.id.length));
+  for (const i of outcome.items) {
+    const note = i.note === undefined ? '' : p.dim(` (${i.note})`);
+    out.push(
+      `  ${mark[i.now](i.id.padEnd(idWidth))}  ${i.level.padEnd(6)}  was ${i.before.padEnd(7)}  now ${i.now}${note}`,
+    );
+  }
+  const fixed = idsNow(outcome, 'fixed').length;
+  const gating = outcome.items.filter((i) => i.gating);
+  out.push(
+    gating.length === 0
+      ? `${p.green(p.bold(fixed === outcome.items.length ? 'ALL FIXED' : 'NO GATING FAILURE LEFT'))}: ${fixed} of ${count(outcome.items.length, 'requirement')} fixed`
+      : `${p.red(p.bold('NOT FIXED'))}: ${count(gating.length, 'gating requirement')} still failing or blocked (${gating.map((i) => i.id).join(', ')}); ${fixed} of ${outcome.items.length} fixed`,
   );
   return out;
 }

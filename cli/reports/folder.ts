@@ -8,7 +8,6 @@ import {
   copyFileSync,
   existsSync,
   lstatSync,
-  mkdirSync,
   readdirSync,
   readFileSync,
   renameSync,
@@ -17,6 +16,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import path from 'node:path';
+import { makeDirs, whyNotCreatable } from '../record/dirs.ts';
 import { CannotJudgeError, oneLine } from '../record/errors.ts';
 import type { Redactor } from './redact.ts';
 
@@ -39,7 +39,7 @@ export function rotateReportDir(reportDir: string, previousReportDir: string): v
   renameSync(reportDir, previousReportDir);
   const history = path.join(previousReportDir, HISTORY_FILE);
   if (existsSync(history)) {
-    mkdirSync(reportDir, { recursive: true });
+    makeDirs(reportDir);
     copyFileSync(history, path.join(reportDir, HISTORY_FILE));
   }
 }
@@ -83,7 +83,7 @@ export class ReportFolder {
 
   /** Writes a report document, redacted. */
   write(name: string, content: string): void {
-    mkdirSync(this.dir, { recursive: true });
+    makeDirs(this.dir);
     writeFileSync(path.join(this.dir, name), this.redactor.bytes(Buffer.from(content, 'utf8')));
     this.files.push(name);
   }
@@ -112,7 +112,7 @@ export function displayPath(file: string, cwd: string): string {
 
 /** Copies a folder tree, each file through the redactor. */
 export function copyRedacted(from: string, to: string, redactor: Redactor): void {
-  mkdirSync(to, { recursive: true });
+  makeDirs(to);
   for (const name of readdirSync(from)) {
     const source = path.join(from, name);
     const target = path.join(to, name);
@@ -149,7 +149,9 @@ export const REPORT_ENTRIES = new Set([
 
 /**
  * The report folder and the folder of the previous run are replaced by a run, so they must be
- * missing, empty, or hold only what a run writes: a typo must never move someone's files away.
+ * missing, empty, or hold only what a run writes: a typo must never move someone's files away. A
+ * missing one must be one the run can create: the folder above it takes new folders (a folder of
+ * /proc does not).
  */
 export function checkReportDirs(reportDir: string, previousReportDir: string): void {
   for (const dir of [reportDir, previousReportDir]) {
@@ -157,7 +159,12 @@ export function checkReportDirs(reportDir: string, previousReportDir: string): v
     try {
       stat = lstatSync(dir);
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue;
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT' || code === 'ENOTDIR') {
+        const why = whyNotCreatable(dir);
+        if (why !== undefined) throw new CannotJudgeError(`--report-dir: cannot create ${dir}: ${why}`);
+        continue;
+      }
       throw new CannotJudgeError(`--report-dir: cannot read ${dir}: ${oneLine(error)}`);
     }
     if (!stat.isDirectory()) throw new CannotJudgeError(`--report-dir: ${dir} exists and is not a folder`);

@@ -1,7 +1,11 @@
 /**
  * junit.xml: for CI test reports (GitHub, GitLab, Jenkins), one <testcase> per requirement.
  */
+
+import { excuseText } from '../record/expected.ts';
+import { retriedLine, retriesText } from '../record/flaky.ts';
 import type { RunRecord } from '../record/record.ts';
+import type { RequirementResult } from '../record/rollup.ts';
 import { byOperation, operationLabel } from '../record/views.ts';
 import type { Writer } from './writer.ts';
 
@@ -21,13 +25,18 @@ export const junitXmlFile: Writer = {
 export function junitXml(run: RunRecord): string {
   const { rollUp } = run;
   const seconds = (ms: number) => (ms / 1000).toFixed(3);
+  // A failure --expected excuses is written as pytest writes an expected failure (xfail): skipped,
+  // with the reason, so that a CI test report agrees with the exit status.
+  const excused = new Map((run.expected?.excused ?? []).map((e) => [e.id, e]));
+  const isFailure = (r: RequirementResult) => r.status === 'failed' && !excused.has(r.id);
+  const isSkip = (r: RequirementResult) => r.status === 'skipped' || excused.has(r.id);
   const lines = [
     '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites name="petstore-conformance" tests="${rollUp.results.length}" failures="${rollUp.totals.failed}" errors="0" skipped="${rollUp.totals.skipped}" time="${seconds(run.durationMs)}" timestamp="${run.startedAt.toISOString()}">`,
+    `<testsuites name="petstore-conformance" tests="${rollUp.results.length}" failures="${rollUp.results.filter(isFailure).length}" errors="0" skipped="${rollUp.results.filter(isSkip).length}" time="${seconds(run.durationMs)}" timestamp="${run.startedAt.toISOString()}">`,
   ];
   for (const [operation, results] of byOperation(rollUp.results)) {
-    const failures = results.filter((r) => r.status === 'failed').length;
-    const skipped = results.filter((r) => r.status === 'skipped').length;
+    const failures = results.filter(isFailure).length;
+    const skipped = results.filter(isSkip).length;
     const time = results.reduce((sum, r) => sum + r.durationMs, 0);
     lines.push(
       `  <testsuite name="${xml(operationLabel(operation, run.operations))}" tests="${results.length}" failures="${failures}" errors="0" skipped="${skipped}" time="${seconds(time)}" timestamp="${run.startedAt.toISOString()}">`,
@@ -41,7 +50,26 @@ export function junitXml(run: RunRecord): string {
     }
     for (const r of results) {
       const open = `    <testcase classname="${xml(operation)}" name="${xml(`${r.id} ${r.title}`)}" time="${seconds(r.durationMs)}"`;
-      if (r.status === 'passed') {
+      const excuse = excused.get(r.id);
+      if (excuse !== undefined) {
+        const what = r.message ?? (r.status === 'failed' ? 'failed' : 'blocked');
+        lines.push(
+          `${open}>`,
+          `      <skipped type="expected" message="${xml(`expected to fail: ${excuseText(excuse)} (${what})`)}"/>`,
+          '    </testcase>',
+        );
+      } else if (r.status === 'passed' && r.flaky) {
+        // Passed only after requests were sent again (--retries): as Maven Surefire writes a test
+        // that passed on a rerun, one <flakyFailure> per attempt that failed.
+        lines.push(`${open}>`);
+        for (const attempt of r.retried ?? []) {
+          const line = retriedLine(attempt);
+          lines.push(
+            `      <flakyFailure message="${xml(line)}" type="transport"><stackTrace>${xmlText(`${line}\n${retriesText(r.retries ?? 0)} in all; sent again with --retries`)}</stackTrace></flakyFailure>`,
+          );
+        }
+        lines.push('    </testcase>');
+      } else if (r.status === 'passed') {
         lines.push(`${open}/>`);
       } else if (r.status === 'skipped') {
         lines.push(`${open}>`, `      <skipped message="${xml(r.message ?? '')}"/>`, '    </testcase>');
@@ -78,6 +106,7 @@ function runProperties(run: RunRecord): Record<string, string> {
     authRequired: String(run.config.authRequired),
     only: run.config.only.join(','),
     exclude: run.config.exclude.join(','),
+    retries: String(run.config.retries ?? 0),
   };
 }
 

@@ -2,8 +2,13 @@
  * summary.md: the verdict, the totals, each failure with its curl line and every requirement in a
  * table, for a CI job's summary page ($GITHUB_STEP_SUMMARY) or a merge-request comment.
  */
+
+import { type ExpectedOutcome, excuseText } from '../record/expected.ts';
+import { retriedLine, retriesText } from '../record/flaky.ts';
 import type { BaselineOutcome, RunRecord } from '../record/record.ts';
+import type { RerunOutcome } from '../record/rerun.ts';
 import { isBlockedResult, type RequirementResult } from '../record/rollup.ts';
+import type { OperationTimes } from '../record/timings.ts';
 import { byCause, optionsText, UNJUDGED_CAUSE } from '../record/views.ts';
 import type { Writer } from './writer.ts';
 
@@ -40,15 +45,20 @@ export function summaryMarkdown(run: RunRecord, reportDir: string): string {
     `| ${rollUp.totals.passed} | ${rollUp.totals.failed} | ${rollUp.totals.blocked} | ${rollUp.totals.skipped - rollUp.totals.blocked} |`,
     '',
     ...(run.baseline === undefined ? [] : baselineMarkdown(run.baseline)),
+    ...(run.rerun === undefined ? [] : rerunMarkdown(run.rerun)),
+    ...(run.expected === undefined ? [] : expectedMarkdown(run.expected)),
   ];
   const causes = byCause(rollUp.results);
+  const excused = new Map((run.expected?.excused ?? []).map((e) => [e.id, e]));
   if (failed.length > 0) {
     out.push('### Failures', '');
     for (const r of failed) {
+      const excuse = excused.get(r.id);
       out.push(
-        `#### ${r.gating ? '❌' : '⚠️'} \`${r.id}\` (${r.level}${r.gating ? '' : ', not gating'}): ${md(r.title)}`,
+        `#### ${r.gating && !excuse ? '❌' : '⚠️'} \`${r.id}\` (${r.level}${excuse ? ', expected' : r.gating ? '' : ', not gating'}): ${md(r.title)}`,
         '',
       );
+      if (excuse) out.push(`- expected deviation: ${md(excuseText(excuse))}`);
       if (r.expected !== undefined) out.push(`- expected: ${code(r.expected)}`);
       if (r.received !== undefined) out.push(`- received: ${code(r.received)}`);
       if (r.expected === undefined && r.received === undefined) out.push(`- ${md(r.message ?? '')}`);
@@ -67,11 +77,25 @@ export function summaryMarkdown(run: RunRecord, reportDir: string): string {
       '',
     );
   }
+  const flaky = rollUp.results.filter((r) => r.flaky);
+  if (flaky.length > 0) {
+    out.push('### Flaky: passed only after a request was sent again (`--retries`)', '');
+    for (const r of flaky) {
+      const [first] = r.retried ?? [];
+      out.push(
+        `- \`${r.id}\` (${r.level}): ${retriesText(r.retries ?? 0)}${first ? `; first: ${code(retriedLine(first))}` : ''}`,
+      );
+    }
+    out.push('');
+  }
   const orphans = causes.get(UNJUDGED_CAUSE) ?? [];
   if (orphans.length > 0) {
     out.push('### Blocked by requirements that were not judged', '');
     for (const r of orphans) out.push(`- \`${r.id}\` (${r.level}): ${md(r.message ?? '')}`);
     out.push('');
+  }
+  if (run.responseTimes !== undefined && run.responseTimes.size > 0) {
+    out.push(...responseTimesMarkdown(run.responseTimes, run.operations, config.maxResponseTimeMs));
   }
   out.push(
     '<details><summary>All requirements</summary>',
@@ -80,7 +104,7 @@ export function summaryMarkdown(run: RunRecord, reportDir: string): string {
     '|---|---|---|---|',
     ...rollUp.results.map(
       (r) =>
-        `| \`${r.id}\` | ${r.level} | ${statusMark(r)} ${isBlockedResult(r) ? 'blocked' : r.status}${r.status === 'skipped' && r.message ? ` (${md(r.message)})` : ''} | ${md(r.title)} |`,
+        `| \`${r.id}\` | ${r.level} | ${statusMark(r)} ${isBlockedResult(r) ? 'blocked' : r.status}${r.flaky ? ` (flaky: ${retriesText(r.retries ?? 0)})` : ''}${r.status === 'skipped' && r.message ? ` (${md(r.message)})` : ''} | ${md(r.title)} |`,
     ),
     '',
     '</details>',
@@ -121,6 +145,69 @@ export function baselineMarkdown(outcome: BaselineOutcome): string[] {
     `| new failures | ${ids(outcome.newFailures)} |`,
     `| still failing | ${ids(outcome.stillFailing)} |`,
     `| fixed | ${ids(outcome.fixed)} |`,
+    '',
+  ];
+}
+
+/** summary.md's response times: per operation, the answers timed and their median, p95 and max. */
+export function responseTimesMarkdown(
+  times: ReadonlyMap<string, OperationTimes>,
+  routes: ReadonlyMap<string, string>,
+  budgetMs: number | undefined,
+): string[] {
+  const ms = (n: number) => `${n} ms`;
+  return [
+    `### Response times${budgetMs === undefined ? '' : ` (budget ${budgetMs} ms, --max-response-time)`}`,
+    '',
+    'From each request sent to the last byte of its answer, as the suite measured them.',
+    '',
+    '| operation | answers | median | p95 | max |',
+    '|---|---:|---:|---:|---:|',
+    ...[...times].map(
+      ([operation, t]) =>
+        `| ${routes.has(operation) ? `\`${routes.get(operation)}\` (${operation})` : operation} | ${t.count} | ${ms(t.medianMs)} | ${ms(t.p95Ms)} | ${ms(t.maxMs)}${budgetMs !== undefined && t.maxMs > budgetMs ? ' ⚠️' : ''} |`,
+    ),
+    '',
+  ];
+}
+
+/** summary.md's section of --expected: what it excused, its stale entries, the gate. */
+export function expectedMarkdown(outcome: ExpectedOutcome): string[] {
+  const out = [
+    `### Expected deviations: ${outcome.gate === 'passed' ? '✅ gate passed' : '❌ gate failed'}`,
+    '',
+    `From \`${outcome.file}\`; the exit status follows this gate.${outcome.unexcused.length > 0 ? ` Not excused: ${outcome.unexcused.map((id) => `\`${id}\``).join(', ')}.` : ''}`,
+    '',
+  ];
+  if (outcome.excused.length > 0) {
+    out.push('| expected | reason |', '|---|---|');
+    for (const e of outcome.excused) out.push(`| \`${e.id}\` | ${md(excuseText(e))} |`);
+    out.push('');
+  }
+  if (outcome.stale.length > 0) {
+    out.push('| stale entry | why |', '|---|---|');
+    for (const s of outcome.stale) out.push(`| \`${s.id}\` | ${md(s.why)} |`);
+    out.push('');
+  }
+  return out;
+}
+
+/** summary.md's rerun section: each failure of the earlier run, now. */
+export function rerunMarkdown(outcome: RerunOutcome): string[] {
+  const gating = outcome.items.filter((i) => i.gating).length;
+  const fixed = outcome.items.filter((i) => i.now === 'fixed').length;
+  const mark = { fixed: '✅', 'still failing': '❌', blocked: '🚧', 'not checked': '⏭️' } as const;
+  return [
+    `### Rerun: ${gating === 0 ? `✅ ${fixed} of ${outcome.items.length} fixed` : `❌ ${count(gating, 'gating requirement')} still failing or blocked`}`,
+    '',
+    `Of \`${outcome.file}\` (the run of ${outcome.startedAt} on \`${outcome.target}\`): the requirements it failed or left blocked${outcome.preconditions.length > 0 ? `, with what blocked them (${outcome.preconditions.map((id) => `\`${id}\``).join(', ')})` : ''}.`,
+    '',
+    '| requirement | level | was | now |',
+    '|---|---|---|---|',
+    ...outcome.items.map(
+      (i) =>
+        `| \`${i.id}\` | ${i.level} | ${i.before} | ${mark[i.now]} ${i.now}${i.note ? ` (${md(i.note)})` : ''} |`,
+    ),
     '',
   ];
 }

@@ -31,24 +31,19 @@ export interface Staging {
 }
 
 /**
- * A staging folder in the system's temporary folder. Interrupted (Ctrl-C, a cancelled CI job), the
- * process leaves no staging folder behind and exits as signals do.
+ * A staging folder in the system's temporary folder. However the process ends (a run stopped by a
+ * second Ctrl-C included, run/interrupt.ts), it leaves no staging folder behind.
  */
 export function openStaging(): Staging {
   const dir = mkdtempSync(path.join(tmpdir(), 'petstore-conformance-'));
-  const stopOnSignal = (signal: NodeJS.Signals) => {
-    rmSync(dir, { recursive: true, force: true });
-    process.exit(signal === 'SIGINT' ? 130 : 143);
-  };
-  process.once('SIGINT', stopOnSignal);
-  process.once('SIGTERM', stopOnSignal);
+  const remove = () => rmSync(dir, { recursive: true, force: true });
+  process.on('exit', remove);
   return {
     allureResultsDir: path.join(dir, 'allure-results'),
     exchangeLogDir: path.join(dir, 'exchanges'),
     dispose() {
-      process.off('SIGINT', stopOnSignal);
-      process.off('SIGTERM', stopOnSignal);
-      rmSync(dir, { recursive: true, force: true });
+      process.off('exit', remove);
+      remove();
     },
   };
 }
@@ -63,6 +58,8 @@ export interface RunChecksInput {
   readonly events?: CollectorEvents;
   /** Bytes of each body the exchange log keeps (0: sizes only). */
   readonly logBodyBytes: number;
+  /** Aborted when the run is interrupted: the checks are cancelled. */
+  readonly stop?: AbortSignal;
 }
 
 /** Runs the suites once; never rejects for what the server does. */
@@ -84,6 +81,7 @@ export async function runChecks(input: RunChecksInput): Promise<Checked> {
     environmentInfo: environmentInfo(config, deps.version()),
     ...(deps.startupMs === undefined ? {} : { startupMs: deps.startupMs }),
     ...(input.events ? { events: input.events } : {}),
+    ...(input.stop ? { stop: input.stop } : {}),
   });
   const outcomes: TestOutcome[] = [...suiteRun.outcomes];
   if (suiteRun.deadlineHit) {
@@ -117,6 +115,7 @@ function environmentInfo(config: Config, version: string): Record<string, string
     only: config.only.join(',') || '(all)',
     exclude: config.exclude.join(',') || '(none)',
     apiKey: config.apiKey ? 'set' : 'none',
+    retries: String(config.retries ?? 0),
     node: process.version,
   };
 }

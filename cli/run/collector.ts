@@ -5,7 +5,9 @@
 import path from 'node:path';
 import type { SerializedError } from 'vitest';
 import type { Reporter, TestCase, TestModule, TestSuite, Vitest } from 'vitest/node';
+import type { RetriedAttempt, TestRetries } from '../record/flaky.ts';
 import type { Failure, Finding, ServerErrorSeen, TestOutcome } from '../record/rollup.ts';
+import type { SlowAnswers } from '../record/slow.ts';
 
 /** A suite file that failed to load: no test of it ran, so its requirements cannot be judged. */
 export interface BrokenModule {
@@ -97,6 +99,9 @@ export class OutcomeCollector implements Reporter {
     this.seen.add(test.id);
     const serverErrors = serverErrorsOf(test);
     const findings = findingsOf(test);
+    const retries = retriesOf(test);
+    const timings = timingsOf(test);
+    const slowAnswers = slowAnswersOf(test);
     const meta = test.meta() as { blockedBy?: unknown; suiteError?: unknown; blockedEvidence?: unknown };
     const blockedBy = Array.isArray(meta.blockedBy)
       ? meta.blockedBy.filter((id) => typeof id === 'string')
@@ -108,6 +113,9 @@ export class OutcomeCollector implements Reporter {
       durationMs: Math.round(test.diagnostic()?.duration ?? 0),
       ...(serverErrors.length > 0 ? { serverErrors } : {}),
       ...(findings.length > 0 ? { findings } : {}),
+      ...(retries ? { retries } : {}),
+      ...(timings.length > 0 ? { timings } : {}),
+      ...(slowAnswers ? { slowAnswers } : {}),
       ...(result.state === 'skipped' && blockedBy.length > 0 ? { blockedBy } : {}),
       ...(result.state === 'failed' && typeof meta.suiteError === 'string'
         ? { suiteError: meta.suiteError }
@@ -186,6 +194,50 @@ function findingsOf(test: TestCase): Finding[] {
       typeof f.received === 'string' &&
       typeof f.reproduce === 'string',
   );
+}
+
+/** The attempts a test sent again (task.meta.retried and retryCount, set by the harness), well-formed ones only. */
+function retriesOf(test: TestCase): TestRetries | undefined {
+  const meta = test.meta() as { retried?: unknown; retryCount?: unknown };
+  if (typeof meta.retryCount !== 'number' || meta.retryCount <= 0) return undefined;
+  const first = (Array.isArray(meta.retried) ? meta.retried : []).filter(
+    (r): r is RetriedAttempt =>
+      typeof r === 'object' &&
+      r !== null &&
+      typeof r.method === 'string' &&
+      typeof r.url === 'string' &&
+      typeof r.error === 'string',
+  );
+  return { count: meta.retryCount, first };
+}
+
+/** Each answer's time (task.meta.timings, set by the harness): [method, path, ms], well-formed ones only. */
+function timingsOf(test: TestCase): [string, string, number][] {
+  const timings = (test.meta() as { timings?: unknown }).timings;
+  if (!Array.isArray(timings)) return [];
+  return timings.filter(
+    (t): t is [string, string, number] =>
+      Array.isArray(t) && typeof t[0] === 'string' && typeof t[1] === 'string' && typeof t[2] === 'number',
+  );
+}
+
+/** The answers slower than --max-response-time a test saw (task.meta.slowAnswers and slowCount). */
+function slowAnswersOf(test: TestCase): SlowAnswers | undefined {
+  const meta = test.meta() as { slowAnswers?: unknown; slowCount?: unknown };
+  if (typeof meta.slowCount !== 'number' || meta.slowCount <= 0 || !Array.isArray(meta.slowAnswers))
+    return undefined;
+  const first = meta.slowAnswers.filter(
+    (a): a is SlowAnswers['first'][number] =>
+      typeof a === 'object' &&
+      a !== null &&
+      typeof a.method === 'string' &&
+      typeof a.url === 'string' &&
+      typeof a.status === 'number' &&
+      typeof a.ms === 'number' &&
+      typeof a.budgetMs === 'number' &&
+      typeof a.reproduce === 'string',
+  );
+  return first.length > 0 ? { count: meta.slowCount, first } : undefined;
 }
 
 /** The evidence a blocked check left in task.meta.blockedEvidence, as a Failure. */

@@ -12,6 +12,7 @@ Usage: petstore-conformance [options]
        petstore-conformance requirements [--json]      the catalog: ids, levels, titles, needs
        petstore-conformance compare <before> <after>   what changed between two runs
        petstore-conformance merge <summary.json…> --out <dir>   several deployments in one table
+       petstore-conformance rerun <summary.json|folder>   the failures of a run, checked again
        (each command's --help gives its options)
 
 Target (none: the bundled reference implementation is started on a free loopback port and checked)
@@ -43,8 +44,16 @@ What to check
   --strict                  SHOULD-level failures fail the run too (default: only MUST-level ones)
   --baseline <summary.json> fail only on gating requirements that fail now and did not in that run
                             (a summary.json or report folder of the same catalog and gating level)
+  --expected <file>         known deviations (YAML or JSON: id, reason, link, expires): a gating
+                            failure an entry names does not fail the run; stale entries are listed
+                            (and fail the run with --strict)
   --seed <n>                seed of all generated inputs, 0 to ${2 ** 31 - 1} (default: random, printed)
   --timeout-ms <n>          limit for one request, response body included (default ${DEFAULTS.timeoutMs})
+  --retries <n>             send a safe request (GET) again, up to n times, when the connection
+                            failed before any answer (refused, reset, timed out); a requirement
+                            that passed only so is reported flaky (default 0: never)
+  --max-response-time <ms>  also check that every answer arrives within <ms> milliseconds
+                            (ANY-RESPONSE-TIME, SHOULD); response times are reported either way
 
 Reports
   --report-dir <dir>        where reports go (default ${DEFAULTS.reportDir}; the previous run moves beside
@@ -81,6 +90,7 @@ Exit status
   1  non-conformant: a gating requirement failed (a hanging or garbling server lands here)
   2  could not judge: a bad option, the target unreachable, its certificate not trusted, or the
      spec or the suite itself broken
+  130, 143  stopped by Ctrl-C or SIGTERM (a second one stops it at once)
 
 Examples
   First look, no server of your own (checks the bundled reference implementation):

@@ -7,8 +7,10 @@ import type { Catalog } from '../../catalog/catalog.ts';
 import type { Config } from '../../suites/harness/config.ts';
 import type { Baseline } from '../across/baseline.ts';
 import { againstBaseline, type Comparable } from '../across/diff.ts';
+import { applyExpected, type ExpectedFile, type ExpectedOutcome } from '../record/expected.ts';
 import type { BaselineOutcome } from '../record/record.ts';
-import { type RollUp, rollUp } from '../record/rollup.ts';
+import { type RerunOutcome, type RerunSource, rerunOutcome } from '../record/rerun.ts';
+import { isBlockedResult, type RollUp, rollUp } from '../record/rollup.ts';
 import type { Checked } from './checks.ts';
 
 export type Judgement =
@@ -20,6 +22,10 @@ export type Judgement =
       readonly kind: 'judged';
       readonly rollUp: RollUp;
       readonly baseline?: BaselineOutcome;
+      /** The rerun subcommand: each earlier failure, fixed or not. */
+      readonly rerun?: RerunOutcome;
+      /** --expected: the failures it excuses, its stale entries, and the gate. */
+      readonly expected?: ExpectedOutcome;
       readonly warnings: readonly string[];
     }
   /** The suite itself broke: the run cannot judge (exit 2); `reason` in one line, the lines say more. */
@@ -30,6 +36,14 @@ export function judge(
   checked: Checked,
   config: Pick<Config, 'only' | 'exclude' | 'strict'>,
   baseline?: Baseline,
+  more: {
+    /** The rerun subcommand's earlier run. */
+    readonly rerun?: RerunSource;
+    /** --expected, as read. */
+    readonly expected?: ExpectedFile;
+    /** When the run started: an expected deviation's expiry is judged on that day (UTC). */
+    readonly startedAt?: Date;
+  } = {},
 ): Judgement {
   const { suiteRun } = checked;
   const summary = rollUp(catalog, checked.outcomes, config);
@@ -57,10 +71,32 @@ export function judge(
   if (suiteRun.deadlineHit) {
     warnings.push('the run reached its deadline and was cut short; unfinished checks count as failed');
   }
-  if (baseline === undefined) return { kind: 'judged', rollUp: summary, warnings };
+  // A rerun says of each earlier failure whether it is fixed; its verdict is over what it checked.
+  const again =
+    more.rerun === undefined ? {} : { rerun: rerunOutcome(more.rerun, summary.results, config.strict) };
   // With a baseline, the verdict stays what it is; the exit status follows the new failures only.
-  const outcome = applyBaseline(baseline, summary.results, config.strict);
-  return { kind: 'judged', rollUp: summary, baseline: outcome, warnings };
+  const known = baseline === undefined ? undefined : applyBaseline(baseline, summary.results, config.strict);
+  // Expected deviations excuse failures on top: of the new ones with a baseline, of every one without.
+  const expected =
+    more.expected === undefined
+      ? undefined
+      : applyExpected(more.expected, summary.results, {
+          strict: config.strict,
+          today: (more.startedAt ?? new Date()).toISOString().slice(0, 10),
+          gatingBad:
+            known?.newFailures ??
+            summary.results
+              .filter((r) => r.gating && (r.status === 'failed' || isBlockedResult(r)))
+              .map((r) => r.id),
+        });
+  return {
+    kind: 'judged',
+    rollUp: summary,
+    ...(known ? { baseline: known } : {}),
+    ...(expected ? { expected } : {}),
+    ...again,
+    warnings,
+  };
 }
 
 function firstLine(text: string): string {

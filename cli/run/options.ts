@@ -7,6 +7,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { PREFIX_PATTERN, parsePrefixes } from '../../catalog/select.ts';
 import type { Config } from '../../suites/harness/config.ts';
+import { MAX_RETRIES } from '../../suites/harness/retry.ts';
 import { UsageError } from '../record/errors.ts';
 import {
   CONFIG_NAMES,
@@ -65,11 +66,14 @@ export const OPTIONS = {
   exclude: { type: 'string', multiple: true },
   seed: { type: 'string', value: 'integer' },
   'timeout-ms': { type: 'string', value: 'integer' },
+  retries: { type: 'string', value: 'integer' },
+  'max-response-time': { type: 'string', value: 'integer' },
   'report-dir': { type: 'string', value: 'path' },
   html: { type: 'boolean' },
   har: { type: 'boolean' },
   events: { type: 'string', value: 'path' },
   baseline: { type: 'string', value: 'path' },
+  expected: { type: 'string', value: 'path' },
   proxy: { type: 'string' },
   'ca-cert': { type: 'string', value: 'path' },
   insecure: { type: 'boolean' },
@@ -106,6 +110,8 @@ export interface RunPlan {
   readonly configFile?: string;
   /** --baseline: the summary.json (or report folder) whose failures do not fail this run; as given. */
   readonly baseline?: string;
+  /** --expected: the file of expected deviations (YAML or JSON), as given. */
+  readonly expected?: string;
   /** Things worth saying before the run that do not stop it. */
   readonly warnings: readonly string[];
   /** `github`: one ::error line per failed gating requirement (--annotations, or GITHUB_ACTIONS=true). */
@@ -235,6 +241,17 @@ export function parseInvocation(argv: readonly string[], env: Env, cwd: string):
       ? DEFAULTS.timeoutMs
       : parseInteger(timeoutSetting.value, timeoutSetting.label, 1, MAX_TIMEOUT_MS);
 
+  const retriesSetting = text('retries');
+  const retries =
+    retriesSetting === undefined
+      ? 0
+      : parseInteger(retriesSetting.value, retriesSetting.label, 0, MAX_RETRIES);
+  const maxTimeSetting = text('max-response-time');
+  const maxResponseTimeMs =
+    maxTimeSetting === undefined
+      ? undefined
+      : parseInteger(maxTimeSetting.value, maxTimeSetting.label, 1, MAX_TIMEOUT_MS);
+
   const reportDirSetting = text('report-dir');
   const reportDir = path.resolve(cwd, reportDirSetting?.value ?? DEFAULTS.reportDir);
   if (reportDir === path.parse(reportDir).root || reportDir === path.resolve(cwd)) {
@@ -292,6 +309,7 @@ export function parseInvocation(argv: readonly string[], env: Env, cwd: string):
     );
   }
   const baseline = text('baseline')?.value;
+  const expected = text('expected')?.value;
 
   const config: Omit<Config, 'baseUrl'> = {
     ...(apiKey === undefined ? {} : { apiKey }),
@@ -305,6 +323,8 @@ export function parseInvocation(argv: readonly string[], env: Env, cwd: string):
     exclude,
     seed,
     timeoutMs,
+    retries,
+    ...(maxResponseTimeMs === undefined ? {} : { maxResponseTimeMs }),
     runId: randomBytes(4).toString('hex'),
     ...(network.network === undefined ? {} : { network: network.network }),
   };
@@ -319,6 +339,7 @@ export function parseInvocation(argv: readonly string[], env: Env, cwd: string):
     ...(events === undefined ? {} : { events }),
     ...(configFile === undefined ? {} : { configFile: configFile.shown }),
     ...(baseline === undefined ? {} : { baseline }),
+    ...(expected === undefined ? {} : { expected }),
     warnings,
     ...(annotations === 'github' ? { annotations } : {}),
     ...(network.summary === undefined ? {} : { networkLine: network.summary }),

@@ -1,12 +1,14 @@
 /**
  * Stage 2 of a run, after the options: the plan. The spec, known to be valid; the requirements the
  * run checks (the selection options applied in this one place; the reports give the others' reason,
- * rollup.ts); the baseline, known to fit. Nothing is sent to any server yet.
+ * rollup.ts); the baseline, known to fit; the expected deviations, known to be well-formed. Nothing is sent to any server yet.
  */
 import type { Catalog, Requirement } from '../../catalog/catalog.ts';
 import { isSelected, type Selection, unmatchedPrefixes } from '../../catalog/select.ts';
 import { type Baseline, loadBaseline } from '../across/baseline.ts';
 import { CannotJudgeError } from '../record/errors.ts';
+import type { ExpectedFile } from '../record/expected.ts';
+import { loadExpected } from './expected.ts';
 import type { RunPlan } from './options.ts';
 import { loadSpec, type Spec } from './spec.ts';
 
@@ -16,6 +18,8 @@ export interface Plan {
   readonly selected: readonly Requirement[];
   /** --baseline, read and checked against this catalog and gating level. */
   readonly baseline?: Baseline;
+  /** --expected, read and checked against this catalog. */
+  readonly expected?: ExpectedFile;
 }
 
 /**
@@ -23,7 +27,10 @@ export interface Plan {
  * CannotJudgeError for an invalid spec, a selection that names no requirement, or a baseline that
  * cannot gate this run. `cwd` resolves the baseline's path.
  */
-export async function makePlan(options: Pick<RunPlan, 'config' | 'baseline'>, cwd: string): Promise<Plan> {
+export async function makePlan(
+  options: Pick<RunPlan, 'config' | 'baseline' | 'expected'>,
+  cwd: string,
+): Promise<Plan> {
   const spec = await loadSpec();
   checkSelection(spec.catalog, options.config);
   const selected = spec.catalog.requirements.filter((r) => isSelected(r.id, options.config));
@@ -31,7 +38,9 @@ export async function makePlan(options: Pick<RunPlan, 'config' | 'baseline'>, cw
     options.baseline === undefined
       ? undefined
       : loadBaseline(options.baseline, cwd, spec.catalog, options.config.strict);
-  return { spec, selected, ...(baseline ? { baseline } : {}) };
+  const expected =
+    options.expected === undefined ? undefined : loadExpected(options.expected, cwd, spec.catalog);
+  return { spec, selected, ...(baseline ? { baseline } : {}), ...(expected ? { expected } : {}) };
 }
 
 /**

@@ -19,10 +19,12 @@ import { packageVersion } from '../../catalog/paths.ts';
 import { proxySecrets } from '../../suites/harness/network.ts';
 import { Progress, startLines } from '../console/progress.ts';
 import { paintFor } from '../console/terminal.ts';
-import { type Env, EXIT, type Io, NAME } from '../record/command.ts';
+import { type Env, EXIT, type Io, NAME, type RunExtras } from '../record/command.ts';
 import { CannotJudgeError, errorText, oneLine, stopReason, UsageError } from '../record/errors.ts';
 import { LOG_BODY_BYTES } from '../record/exchanges.ts';
 import { cannotJudgeRecord, type RunRecord } from '../record/record.ts';
+import type { RerunSource } from '../record/rerun.ts';
+import { responseTimeStats, timingsOfOutcomes } from '../record/timings.ts';
 import { type CheckInfo, EventStream } from '../reports/events.ts';
 import { checkReportDirs, ReportFolder } from '../reports/folder.ts';
 import { createRedactor, type Redactor, redactStream } from '../reports/redact.ts';
@@ -30,6 +32,7 @@ import type { Console } from '../reports/writer.ts';
 import { openStaging, runChecks, type Staging } from './checks.ts';
 import type { Dependencies } from './dependencies.ts';
 import { helpText } from './help.ts';
+import { Interrupted, unlessInterrupted, watchInterrupts } from './interrupt.ts';
 import { judge } from './judge.ts';
 import { parseInvocation, type RunPlan, withBaseUrl } from './options.ts';
 import { makePlan, type Plan } from './plan.ts';
@@ -46,6 +49,7 @@ export async function runCommand(
   env: Env,
   io: Io,
   deps: Dependencies | undefined,
+  extras: RunExtras = {},
 ): Promise<number> {
   const startedAt = new Date();
   let redactor: Redactor = createRedactor([]);
@@ -71,13 +75,24 @@ export async function runCommand(
       // Whatever reaches the process's own streams (vitest's messages too) is redacted as well.
       ...[process.stdout, process.stderr].map((s) => redactStream(s, redactor)),
     ];
+    // From here on a first Ctrl-C or SIGTERM stops the run cleanly, a second one at once (interrupt.ts).
+    const interrupt = watchInterrupts({ say: err });
     try {
       const console = consoleOf(toStderr ? { ...io, stdout: io.stderr } : io, env, redactor);
-      return await stages(
-        { options: invocation, console, redactor, cwd: io.cwd, startedAt, ...(events ? { events } : {}) },
-        deps,
-      );
+      const run = {
+        options: invocation,
+        console,
+        redactor,
+        cwd: io.cwd,
+        startedAt,
+        stop: interrupt.signal,
+        ...(events ? { events } : {}),
+        ...(extras.rerun ? { rerun: extras.rerun } : {}),
+      };
+      const status = await stages(run, deps);
+      return interrupt.status() ?? status;
     } finally {
+      interrupt.dispose();
       for (const undo of restore.reverse()) undo();
     }
   } catch (error) {
@@ -145,6 +160,10 @@ interface Run {
   readonly startedAt: Date;
   /** --events: the stream the run writes its events to. */
   readonly events?: EventStream;
+  /** Aborted by the first Ctrl-C or SIGTERM: the run stops where it is and publishes that it was stopped. */
+  readonly stop?: AbortSignal;
+  /** The earlier run whose failures this one checks again (the rerun subcommand). */
+  readonly rerun?: RerunSource;
 }
 
 /** What a run has got as far as: what its could-not-judge record names, and what it must close. */
@@ -204,15 +223,17 @@ async function judged(
     run.cwd,
   );
   reached.folder = folder;
-  const plan = await makePlan(run.options, run.cwd);
+  // Until the checks start, an interrupted run stops at once; the checks stop themselves (suites.ts).
+  const until = <T>(promise: Promise<T>) => unlessInterrupted(promise, run.stop);
+  const plan = await until(makePlan(run.options, run.cwd));
   reached.plan = plan;
-  const deps = await loading.deps;
+  const deps = await until(loading.deps);
   // The target opens (the reference starts on its own thread, or the deployment is reached) while
   // vitest is still loading; a target that cannot be opened is reported once it has loaded.
   const open = quietly(openTarget(run.options, deps));
   reached.opening = open.catch(() => undefined);
-  const { runSuites } = await loading.suites;
-  const target = await open;
+  const { runSuites } = await until(loading.suites);
+  const target = await until(open);
   reached.target = target;
   const config = withBaseUrl(run.options.config, target.baseUrl);
   const total = plan.spec.catalog.requirements.length;
@@ -250,6 +271,7 @@ async function judged(
     runSuites,
     staging,
     logBodyBytes: run.options.har ? LOG_BODY_BYTES : 0,
+    ...(run.stop ? { stop: run.stop } : {}),
     events: {
       onCollected: (tests) =>
         progress.collected(tests.map((t) => (t.meta() as { requirementId?: string }).requirementId)),
@@ -269,7 +291,12 @@ async function judged(
       },
     },
   });
-  const judgement = judge(plan.spec.catalog, checked, config, plan.baseline);
+  if (run.stop?.aborted) throw new Interrupted(String(run.stop.reason));
+  const judgement = judge(plan.spec.catalog, checked, config, plan.baseline, {
+    ...(run.rerun ? { rerun: run.rerun } : {}),
+    ...(plan.expected ? { expected: plan.expected } : {}),
+    startedAt: run.startedAt,
+  });
   if (judgement.kind === 'broken') throw new CannotJudgeError(oneLine(judgement.reason), judgement.problems);
   for (const warning of judgement.warnings) warn(warning);
   return {
@@ -284,6 +311,11 @@ async function judged(
     ...(judgement.baseline ? { baseline: judgement.baseline } : {}),
     exchangeLog: staging.exchangeLogDir,
     ...(run.options.configFile === undefined ? {} : { configFile: run.options.configFile }),
+    ...(judgement.rerun ? { rerun: judgement.rerun } : {}),
+    ...(judgement.expected ? { expected: judgement.expected } : {}),
+    responseTimes: responseTimeStats(timingsOfOutcomes(checked.outcomes, plan.spec.operations), [
+      ...plan.spec.operations.keys(),
+    ]),
     checks: {
       outcomes: checked.outcomes,
       catalog: plan.spec.catalog,
@@ -298,6 +330,8 @@ async function judged(
  */
 function couldNotJudge(error: unknown, run: Run, reached: Reached): RunRecord {
   const { options, startedAt } = run;
+  // A run stopped by a signal could not judge, and says why; it is not a fault of this tool.
+  const stopped = error instanceof Interrupted ? new CannotJudgeError(error.message) : error;
   const where = reached.target
     ? { name: reached.target.baseUrl, from: reached.target.from, baseUrl: reached.target.baseUrl }
     : unopenedTarget(options.target);
@@ -307,7 +341,7 @@ function couldNotJudge(error: unknown, run: Run, reached: Reached): RunRecord {
     targetFrom: where.from,
     startedAt,
     config: withBaseUrl(options.config, where.baseUrl),
-    ...stopReason(error),
+    ...stopReason(stopped),
     ...(reached.plan ? { requirements: reached.plan.spec.catalog.requirements } : {}),
     ...(reached.staging ? { exchangeLog: reached.staging.exchangeLogDir } : {}),
     ...(options.configFile === undefined ? {} : { configFile: options.configFile }),

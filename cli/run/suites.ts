@@ -23,6 +23,8 @@ export interface SuiteRun {
   readonly startError?: string;
   /** The run was cut at its deadline; unfinished tests are in outcomes as failures. */
   readonly deadlineHit: boolean;
+  /** The run was cancelled because it was interrupted (RunSuitesOptions.stop); it judges nothing. */
+  readonly interrupted?: boolean;
 }
 
 export interface RunSuitesOptions {
@@ -35,6 +37,8 @@ export interface RunSuitesOptions {
   readonly events?: CollectorEvents;
   /** Time allowed before any test is collected (vitest start-up, suite files loading). */
   readonly startupMs?: number;
+  /** Aborted when the run is interrupted (run/interrupt.ts): the checks are cancelled, as at the deadline. */
+  readonly stop?: AbortSignal;
 }
 
 /** Runs the suites once. Never rejects for what a server does; returns what vitest reported. */
@@ -70,6 +74,7 @@ export async function runSuites(suiteOptions: VitestOptions, options: RunSuitesO
   const cwd = process.cwd();
   process.chdir(options.root);
   let startError: string | undefined;
+  const releaseSignals = options.stop ? keepSignals() : () => undefined;
   mark(STAGE.vitestStarting);
   const run = startVitest('test', [], {
     ...suiteOptions,
@@ -84,13 +89,24 @@ export async function runSuites(suiteOptions: VitestOptions, options: RunSuitesO
     },
   );
 
+  const stop = options.stop;
+  const stopped = new Promise<'stopped'>((resolve) => {
+    if (stop?.aborted) resolve('stopped');
+    stop?.addEventListener('abort', () => resolve('stopped'), { once: true });
+  });
+  let interrupted = false;
   try {
-    if ((await Promise.race([run, deadline])) === 'deadline') {
+    const first = await Promise.race([run, deadline, stopped]);
+    if (first === 'deadline') {
       deadlineHit = true;
       collector.deadlineHit = true;
       await cutShort(collector, run);
+    } else if (first === 'stopped') {
+      interrupted = true;
+      await cutShort(collector, run, 1_000);
     }
   } finally {
+    releaseSignals();
     clearInterval(timer);
     process.chdir(cwd);
     mark(STAGE.testsDone);
@@ -112,6 +128,7 @@ export async function runSuites(suiteOptions: VitestOptions, options: RunSuitesO
       ? {}
       : { startError: startError ?? 'vitest ended without finishing the run' }),
     deadlineHit,
+    ...(interrupted ? { interrupted } : {}),
   };
 }
 
@@ -215,13 +232,34 @@ function stageReporter(): Reporter {
   };
 }
 
-/** Cancels the run and closes vitest (its workers included), each step bounded. */
-async function cutShort(collector: OutcomeCollector, run: Promise<unknown>): Promise<void> {
+/**
+ * Leaves SIGINT and SIGTERM to the run until the returned function is called: vitest's logger ends
+ * the process on either as it starts, and a run stops on them itself (run/interrupt.ts), first
+ * cleanly, with a report saying it was stopped. A listener added meanwhile is removed before any
+ * signal can reach it (signals are delivered by the event loop, after the current tick).
+ */
+function keepSignals(): () => void {
+  const onNew = (event: string | symbol, listener: (...args: unknown[]) => void) => {
+    if (event === 'SIGINT' || event === 'SIGTERM') process.nextTick(() => process.off(event, listener));
+  };
+  process.on('newListener', onNew);
+  return () => process.off('newListener', onNew);
+}
+
+/**
+ * Cancels the run and closes vitest (its workers included), each step bounded by `stepMs` (closing
+ * by two and a half times that).
+ */
+async function cutShort(collector: OutcomeCollector, run: Promise<unknown>, stepMs = 2_000): Promise<void> {
+  // A run stopped as it starts: vitest can be cancelled once it has initialised.
+  for (let waited = 0; collector.vitest === undefined && waited < stepMs; waited += 50) {
+    await new Promise((r) => setTimeout(r, 50).unref());
+  }
   const vitest = collector.vitest;
   if (!vitest) return;
   const within = (ms: number, p: Promise<unknown>) =>
     Promise.race([p.catch(() => undefined), new Promise((r) => setTimeout(r, ms).unref())]);
-  await within(2_000, vitest.cancelCurrentRun('keyboard-input'));
-  await within(2_000, run);
-  await within(5_000, vitest.close());
+  await within(stepMs, vitest.cancelCurrentRun('keyboard-input'));
+  await within(stepMs, run);
+  await within(2.5 * stepMs, vitest.close());
 }

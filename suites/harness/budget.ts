@@ -1,3 +1,5 @@
+import { totalBackoffMs } from './retry.ts';
+
 /**
  * The time budget of a check, in multiples of config.timeoutMs (one request, body and 429 waits
  * included). vitest's testTimeout is derived from it (suites/vitest.shared.ts), so that a server that
@@ -33,7 +35,15 @@ export const GENERATED_BUDGET_FACTOR = 2;
  */
 export const GENERATED_CONCURRENCY = 10;
 
+/**
+ * The longest one request can take: its timeout, and with --retries each retry's timeout and the
+ * wait before it (harness/retry.ts).
+ */
+export function requestBudgetMs(timeoutMs: number, retries = 0): number {
+  return (retries + 1) * timeoutMs + totalBackoffMs(retries);
+}
+
 /** vitest's testTimeout for a request timeout: every sequential request timing out, and a margin. */
-export function testTimeoutFor(timeoutMs: number): number {
-  return (MAX_SEQUENTIAL_REQUESTS + 1) * timeoutMs + 5_000;
+export function testTimeoutFor(timeoutMs: number, retries = 0): number {
+  return (MAX_SEQUENTIAL_REQUESTS + 1) * requestBudgetMs(timeoutMs, retries) + 5_000;
 }

@@ -9,6 +9,7 @@ import type { Finding, Model } from './model.ts';
 import { createDispatcher, proxySecrets } from './network.ts';
 import { isSecretHeader, registerSecret, registerSecretHeader, registerSecretQueryParam } from './redact.ts';
 import { reproducer } from './reproduce.ts';
+import { backoffMs, isSafeMethod, type RetriedRequest } from './retry.ts';
 
 /** Bytes of a response body read at most; the rest is not read (a 50 MB answer costs 1 MiB). */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -18,6 +19,29 @@ export const MAX_429_RETRIES = 4;
 export const MAX_SERVER_ERRORS_KEPT = 3;
 /** Findings a client keeps per requirement (the first ones): evidence enough, and a bounded report. */
 export const MAX_FINDINGS_KEPT = 3;
+/** Answers over --max-response-time a client keeps as evidence for ANY-RESPONSE-TIME (the rest are counted). */
+export const MAX_SLOW_ANSWERS_KEPT = 3;
+
+/** An answer that took longer than config.maxResponseTimeMs: evidence for ANY-RESPONSE-TIME. */
+export interface SlowAnswer {
+  readonly method: string;
+  /** Masked. */
+  readonly url: string;
+  readonly status: number;
+  /** From the request sent to the last byte of the body read. */
+  readonly ms: number;
+  /** The budget it exceeded (config.maxResponseTimeMs). */
+  readonly budgetMs: number;
+  /** A curl command that sends the request again, secrets masked. */
+  readonly reproduce: string;
+}
+
+/** How long one answer took: the request's method and masked URL, and the time to its last byte. */
+export interface AnswerTime {
+  readonly method: string;
+  readonly url: string;
+  readonly ms: number;
+}
 
 /** A 5xx answer a check received: evidence for ANY-NO-5XX, whichever requirement was being checked. */
 export interface ServerErrorSeen {
@@ -87,6 +111,10 @@ export interface ApiResponse {
   readonly truncated: boolean;
   /** 429 answers waited out before this one. */
   readonly retries: number;
+  /** Attempts that got no answer at all and were sent again (--retries). */
+  readonly transportRetries: number;
+  /** The answer's own time: from this attempt sent to the last byte of its body (no retry, no 429 wait). */
+  readonly answerMs: number;
   readonly durationMs: number;
   /** The masked record of this exchange. */
   readonly exchange: ExchangeRecord;
@@ -130,6 +158,17 @@ export class Client {
   readonly serverErrors: ServerErrorSeen[] = [];
   /** Failures of requirements' rules seen in this client's answers (MAX_FINDINGS_KEPT per requirement). */
   readonly findings: Finding[] = [];
+  /**
+   * Every attempt sent again because the transport failed before an answer (--retries, safe methods
+   * only; harness/retry.ts), masked, oldest first. A check that passed with any is flaky.
+   */
+  readonly retried: RetriedRequest[] = [];
+  /** Every answer this client got, timed: what the reports' response times are made of. */
+  readonly answerTimes: AnswerTime[] = [];
+  /** The first MAX_SLOW_ANSWERS_KEPT answers slower than config.maxResponseTimeMs (--max-response-time). */
+  readonly slowAnswers: SlowAnswer[] = [];
+  /** Every answer slower than config.maxResponseTimeMs, counted. */
+  slowCount = 0;
   private readonly timeoutMs: number;
   private readonly maxBodyBytes: number;
   private readonly dispatcher: Dispatcher;
@@ -166,7 +205,11 @@ export class Client {
     return this.request('POST', path, options);
   }
 
-  /** Sends one request; resolves with the response whatever its status, throws ConformanceError without one. */
+  /**
+   * Sends one request; resolves with the response whatever its status, throws ConformanceError without
+   * one. With config.retries, a safe request whose transport failed before any answer is sent again,
+   * after a backoff, each attempt with a timeout of its own.
+   */
   async request(method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse> {
     const sent = this.prepare(method, path, options);
     const watch = this.options.model?.watch(sent, options.alone);
@@ -199,12 +242,38 @@ export class Client {
     settle: (status: number | undefined, body?: Buffer, text?: string) => Finding[],
   ): Promise<ApiResponse> {
     const started = performance.now();
-    const deadline = started + this.timeoutMs;
+    let attemptStarted = started;
+    let deadline = started + this.timeoutMs;
     let retries = 0;
+    let transportRetries = 0;
+    /** What went wrong with this request's attempts sent again (this client may send others meanwhile). */
+    const earlier: string[] = [];
+    const retriesAllowed = isSafeMethod(method) ? (this.config.retries ?? 0) : 0;
     for (;;) {
-      const attemptStarted = performance.now();
-      const outcome = await this.once(sent, deadline, started);
-      const timing = { started, attemptStarted, ended: performance.now(), headersAt: outcome.headersAt };
+      const sentAt = performance.now();
+      const outcome = await this.once(sent, deadline, attemptStarted);
+      const timing = {
+        started,
+        attemptStarted: sentAt,
+        ended: performance.now(),
+        headersAt: outcome.headersAt,
+      };
+      if ('error' in outcome && outcome.beforeAnswer && transportRetries < retriesAllowed) {
+        // No answer began: the network, not the server's answer. Sent again, and kept as evidence.
+        const exchange = this.record(
+          sent,
+          { ...outcome.partial, error: outcome.error, retries, durationMs: outcome.durationMs },
+          timing,
+        );
+        this.retried.push({ method: sent.method, url: exchange.url, error: outcome.error });
+        earlier.push(outcome.error);
+        transportRetries++;
+        await sleep(backoffMs(transportRetries), this.options.signal);
+        if (this.options.signal?.aborted) continue; // the next attempt fails at once, saying why
+        attemptStarted = performance.now();
+        deadline = attemptStarted + this.timeoutMs;
+        continue;
+      }
       if ('error' in outcome) {
         this.record(
           sent,
@@ -213,7 +282,10 @@ export class Client {
         );
         throw new ConformanceError({
           expected: `a complete HTTP response to ${method} ${path} within ${this.timeoutMs} ms`,
-          received: outcome.error,
+          received:
+            transportRetries > 0
+              ? `${outcome.error} (and ${transportRetries} earlier attempt${transportRetries === 1 ? '' : 's'}: ${earlier.join('; ')})`
+              : outcome.error,
           reproduce: toCurl(sent),
           exchanges: this.exchanges.slice(-3),
         });
@@ -240,11 +312,27 @@ export class Client {
         });
       }
       const durationMs = timing.ended - started;
+      const answerMs = timing.ended - sentAt;
       const exchange = this.record(sent, { ...outcome, retries, durationMs }, timing);
       const text = outcome.body.toString('utf8');
       const findings = settle(outcome.status, outcome.body, text);
       // Written when a check shows it (reproducer): most answers are never shown.
       const reproduce = reproducer(sent, outcome.status);
+      this.answerTimes.push({ method: sent.method, url: exchange.url, ms: answerMs });
+      const budget = this.config.maxResponseTimeMs;
+      if (budget !== undefined && answerMs > budget) {
+        this.slowCount++;
+        if (this.slowAnswers.length < MAX_SLOW_ANSWERS_KEPT) {
+          this.slowAnswers.push({
+            method: sent.method,
+            url: exchange.url,
+            status: outcome.status,
+            ms: Math.round(answerMs),
+            budgetMs: budget,
+            reproduce: reproduce(),
+          });
+        }
+      }
       if (outcome.status >= 500 && this.serverErrors.length < MAX_SERVER_ERRORS_KEPT) {
         this.serverErrors.push({
           method: sent.method,
@@ -261,7 +349,9 @@ export class Client {
         text,
         truncated: outcome.truncated,
         retries,
+        transportRetries,
         durationMs,
+        answerMs,
         exchange,
         get reproduce() {
           return reproduce();
@@ -331,6 +421,8 @@ export class Client {
         durationMs: number;
         partial: { status?: number; headers?: Record<string, string>; body?: Buffer };
         headersAt?: number;
+        /** No answer began (no status line), and the check did not stop the request itself. */
+        beforeAnswer: boolean;
       }
   > {
     const controller = new AbortController();
@@ -386,6 +478,7 @@ export class Client {
         error: what,
         durationMs: waited,
         ...(headersAt === undefined ? {} : { headersAt }),
+        beforeAnswer: status === undefined && !this.options.signal?.aborted,
         partial: {
           ...(status !== undefined ? { status } : {}),
           ...(headers ? { headers } : {}),

@@ -33,6 +33,16 @@ export interface Config {
   readonly seed: number;
   /** Limit for one request, response body included, in milliseconds. */
   readonly timeoutMs: number;
+  /**
+   * Times a safe request is sent again when the transport failed before any answer (--retries;
+   * absent: 0, never). A requirement that passed only thanks to one is reported flaky.
+   */
+  readonly retries?: number;
+  /**
+   * The longest an answer may take, request sent to last byte, in milliseconds (--max-response-time):
+   * ANY-RESPONSE-TIME fails on any answer slower. Absent: times are reported, not judged.
+   */
+  readonly maxResponseTimeMs?: number;
   /** Marks what this run creates (pet tags), so that staging data made by the suite is recognisable. */
   readonly runId: string;
   /** How requests reach the target (proxies, TLS); absent: directly, with Node's TLS defaults. */

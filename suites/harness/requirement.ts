@@ -3,12 +3,13 @@ import type { Level, Need, Requirement } from '../../catalog/catalog.ts';
 import { selectionSkipReason } from '../../catalog/select.ts';
 import { attachExchanges, FAILED_EVIDENCE, labelRequirement, PASSED_EVIDENCE } from './allure.ts';
 import { blocked, isBlocked } from './blocked.ts';
-import { type ApiResponse, Client, type ServerErrorSeen } from './client.ts';
+import { type ApiResponse, Client, type ServerErrorSeen, type SlowAnswer } from './client.ts';
 import { type Config, keyCarrier, REQUIREMENTS_KEY } from './config.ts';
 import { type Contract, loadContract } from './contract.ts';
 import { isConformanceError } from './errors.ts';
 import { EXCHANGE_LOG_KEY, exchangeSink } from './exchange-log.ts';
 import { type Finding, type Model, runModel } from './model.ts';
+import type { RetriedRequest } from './retry.ts';
 import { freshId, newPet, type PetInput, runConfig } from './run.ts';
 
 declare module 'vitest' {
@@ -25,6 +26,15 @@ declare module 'vitest' {
      * (model.ts): the roll-up fails the requirement each names, not this test.
      */
     findings?: Finding[];
+    /** The attempts sent again because the transport failed (--retries): the test passed flaky with any. */
+    retried?: RetriedRequest[];
+    /** How many attempts were sent again (retried keeps the first MAX_RETRIED_KEPT). */
+    retryCount?: number;
+    /** Each answer's time: [method, path under the base URL, milliseconds] (the reports' response times). */
+    timings?: [string, string, number][];
+    /** The first answers slower than --max-response-time (ANY-RESPONSE-TIME fails on them), and their count. */
+    slowAnswers?: SlowAnswer[];
+    slowCount?: number;
     /** The test was not judged: these requirements' failures block it (its skip note says how). */
     blockedBy?: string[];
     /** What a blocked test needed, what came back, and the curl line (masked). */
@@ -106,9 +116,14 @@ export function skipReason(
     if (need === 'write' && config.readOnly) return '--read-only: needs writes';
     if (need === 'key' && !config.apiKey) return 'needs --api-key';
     if (need === 'auth-required' && !config.authRequired) return 'needs --auth-required';
+    if (need === 'max-response-time' && config.maxResponseTimeMs === undefined)
+      return 'needs --max-response-time';
   }
   return undefined;
 }
+
+/** Retried attempts a test keeps as evidence (the rest are counted). */
+const MAX_RETRIED_KEPT = 5;
 
 /** The requirement that judges whether the API is served under the base URL at all. */
 const PREFIX_ID = 'VERSION-V1-PREFIX';
@@ -214,8 +229,28 @@ function define(r: Requirement, row: Row | undefined, check: Check): void {
       ctx.task.meta.exchangeCount = api.exchanges.length;
       if (api.serverErrors.length > 0) ctx.task.meta.serverErrors = [...api.serverErrors];
       if (api.findings.length > 0) ctx.task.meta.findings = [...api.findings];
+      ctx.task.meta.timings = api.answerTimes.map((t) => [
+        t.method,
+        pathUnder(config.baseUrl, t.url),
+        Math.round(t.ms * 10) / 10,
+      ]);
+      if (api.slowCount > 0) {
+        ctx.task.meta.slowAnswers = [...api.slowAnswers];
+        ctx.task.meta.slowCount = api.slowCount;
+      }
+      if (api.retried.length > 0) {
+        ctx.task.meta.retried = api.retried.slice(0, MAX_RETRIED_KEPT);
+        ctx.task.meta.retryCount = api.retried.length;
+      }
     }
   });
+}
+
+/** A URL's path under the base URL ("/pets/12"), without the query; the whole path when it is not under it. */
+function pathUnder(baseUrl: string, url: string): string {
+  const path = url.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i, '').split(/[?#]/)[0] ?? '';
+  const basePath = baseUrl.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i, '').replace(/\/+$/, '');
+  return basePath !== '' && path.startsWith(`${basePath}/`) ? path.slice(basePath.length) : path;
 }
 
 /** "TypeError: x is undefined (at suites/list/list.test.ts:12:5)": what a person fixing the suite needs. */
@@ -234,7 +269,8 @@ function describeThrown(err: unknown): string {
  * Declares the test of one requirement (STYLE point 4). It refuses an id the catalog does not have,
  * is named `${id} ${title}`, carries the id in task.meta.requirementId, is labelled for Allure, and
  * skips with a stable reason when the run does not allow it: "not selected by --only",
- * "excluded by --exclude", "--read-only: needs writes", "needs --api-key", "needs --auth-required". Tests run concurrently.
+ * "excluded by --exclude", "--read-only: needs writes", "needs --api-key", "needs --auth-required",
+ * "needs --max-response-time". Tests run concurrently.
  */
 export function requirement(id: string, check: Check): void {
   define(requirementOf(id), undefined, check);

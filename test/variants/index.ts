@@ -1,7 +1,7 @@
 /**
  * Every variant, in a stable order: the faulty ones by operation (list, create, show, then those
- * across operations, then faults combined, then faults of kinds the checks were not written
- * against), the conformant ones, the hostile ones. Names are unique across all.
+ * across operations, then faults of time, then faults combined, then faults of kinds the checks were
+ * not written against), the conformant ones, the hostile ones. Names are unique across all.
  */
 import { conformantVariants } from './conformant.ts';
 import { combinedVariants } from './faulty/combined.ts';
@@ -10,6 +10,7 @@ import { crossVariants } from './faulty/cross.ts';
 import { listVariants } from './faulty/list.ts';
 import { schemeVariants } from './faulty/scheme.ts';
 import { showVariants } from './faulty/show.ts';
+import { timingVariants } from './faulty/timing.ts';
 import { unplantedVariants } from './faulty/unplanted.ts';
 import { hostileVariants } from './hostile.ts';
 import type { Variant } from './variant.ts';
@@ -22,6 +23,7 @@ export const variants: Variant[] = [
   ...showVariants,
   ...crossVariants,
   ...schemeVariants,
+  ...timingVariants,
   ...combinedVariants,
   ...unplantedVariants,
   ...conformantVariants,

@@ -1,0 +1,55 @@
+/**
+ * ANY-RESPONSE-TIME (--max-response-time): like ANY-NO-5XX, judged across every check. Each check's
+ * client keeps the answers slower than the budget (suites/harness/client.ts); the roll-up fails the
+ * requirement on the first of them, naming the request, its time and the check that met it.
+ */
+
+/** The requirement that every answer arrives within --max-response-time. */
+export const RESPONSE_TIME_ID = 'ANY-RESPONSE-TIME';
+
+/** An answer slower than the budget, as a check kept it (masked). */
+export interface SlowAnswer {
+  readonly method: string;
+  readonly url: string;
+  readonly status: number;
+  readonly ms: number;
+  /** The budget it exceeded. */
+  readonly budgetMs: number;
+  readonly reproduce: string;
+}
+
+/** The slow answers one check saw: the first few, and how many in all. */
+export interface SlowAnswers {
+  readonly count: number;
+  readonly first: readonly SlowAnswer[];
+}
+
+/**
+ * The failure of ANY-RESPONSE-TIME from every check's slow answers (the slowest first kept one is
+ * shown), or undefined when no check saw one.
+ */
+export function slowAnswerFailure(
+  outcomes: readonly {
+    readonly requirementId?: string | undefined;
+    readonly name: string;
+    readonly slowAnswers?: SlowAnswers;
+  }[],
+): { message: string; expected: string; received: string; reproduce: string } | undefined {
+  const seen = outcomes.flatMap((o) =>
+    (o.slowAnswers?.first ?? []).map((a) => ({ ...a, checking: o.requirementId ?? o.name })),
+  );
+  if (seen.length === 0) return undefined;
+  const total = outcomes.reduce((sum, o) => sum + (o.slowAnswers?.count ?? 0), 0);
+  const slowest = seen.reduce((a, b) => (b.ms > a.ms ? b : a));
+  const path = slowest.url.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i, '') || '/';
+  const received = `${slowest.method} ${path}: ${slowest.ms} ms to answer ${slowest.status} (seen while checking ${slowest.checking})${
+    total > 1 ? `; ${total - 1} more answer${total === 2 ? '' : 's'} over the budget` : ''
+  }`;
+  const expected = `every answer within ${slowest.budgetMs} ms (--max-response-time)`;
+  return {
+    message: `expected ${expected}; received ${received}`,
+    expected,
+    received,
+    reproduce: slowest.reproduce,
+  };
+}

@@ -1,0 +1,112 @@
+// --retries against a flaky network: the reference behind a server that resets the connection of one
+// GET in twenty. With --retries 2 the run is conformant and the requirements whose checks met a reset
+// are passed, marked flaky, in every report; without it the run fails and names the reset.
+import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { XMLParser } from 'fast-xml-parser';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import type { RunningServer } from '../../reference-impl/index.ts';
+import { build, type CliResult, type Json, readJson, runCli } from '../helpers/cli.ts';
+import { resetsOneGetIn } from '../variants/servers/flaky.ts';
+import { reference } from '../variants/servers/reference.ts';
+
+let work = '';
+const runs: Record<'retried' | 'plain', CliResult> = {} as never;
+
+async function against(name: keyof typeof runs, args: string[]): Promise<void> {
+  const server: RunningServer = await reference({ wrap: resetsOneGetIn(20) });
+  try {
+    runs[name] = await runCli(
+      ['--base-url', server.url, '--strict', '--seed', '7', '--report-dir', path.join(work, name), ...args],
+      { timeoutMs: 120_000 },
+    );
+  } finally {
+    await server.close();
+  }
+}
+
+beforeAll(async () => {
+  await build();
+  work = await mkdtemp(path.join(tmpdir(), 'petstore-conformance-retries-'));
+  await against('retried', ['--retries', '2']);
+  await against('plain', []);
+}, 300_000);
+
+afterAll(async () => {
+  if (work) await rm(work, { recursive: true, force: true });
+});
+
+const output = (r: CliResult) => `exit ${r.code}\n${r.stdout}\n${r.stderr}`;
+
+describe('--retries 2 against a network that resets one GET in twenty', () => {
+  test('the run is conformant, with the requirements that met a reset passed and flaky', () => {
+    const r = runs.retried;
+    expect(r.code, output(r)).toBe(0);
+    const summary = readJson(path.join(work, 'retried', 'summary.json'));
+    expect(summary.options.retries).toBe(2);
+    const flaky = summary.results.filter((x: Json) => x.flaky);
+    expect(flaky.length, output(r)).toBeGreaterThan(0);
+    for (const x of flaky) {
+      expect(x.status).toBe('passed');
+      expect(x.retries).toBeGreaterThan(0);
+      expect(x.retried[0]).toMatch(/^GET \/v1\/\S*: .*before the status line and headers arrived/);
+    }
+    expect(summary.totals.flaky).toBe(flaky.length);
+    expect(r.stdout).toContain(
+      `Flaky (${flaky.length}): passed only after a request was sent again (--retries)`,
+    );
+    expect(r.stdout).toMatch(/passed \(\d+ flaky\)/);
+  });
+
+  test('JUnit writes each flaky requirement as Maven Surefire writes a test that passed on a rerun', () => {
+    const summary = readJson(path.join(work, 'retried', 'summary.json'));
+    const flakyIds = summary.results.filter((x: Json) => x.flaky).map((x: Json) => x.id);
+    const junit = new XMLParser({ ignoreAttributes: false }).parse(
+      readFileSync(path.join(work, 'retried', 'junit.xml'), 'utf8'),
+    );
+    const cases = [junit.testsuites.testsuite].flat().flatMap((s: Json) => [s.testcase].flat());
+    const withFlaky = cases.filter((c: Json) => c.flakyFailure !== undefined);
+    expect(withFlaky.map((c: Json) => c['@_name'].split(' ')[0]).sort()).toEqual([...flakyIds].sort());
+    for (const c of withFlaky) {
+      expect(c.failure).toBeUndefined();
+      const first = [c.flakyFailure].flat()[0];
+      expect(first['@_type']).toBe('transport');
+      expect(first.stackTrace).toContain('sent again with --retries');
+    }
+  });
+
+  test('summary.md and the Allure results mark them flaky', () => {
+    const summary = readJson(path.join(work, 'retried', 'summary.json'));
+    const [first] = summary.results.filter((x: Json) => x.flaky);
+    const markdown = readFileSync(path.join(work, 'retried', 'summary.md'), 'utf8');
+    expect(markdown).toContain('### Flaky: passed only after a request was sent again (`--retries`)');
+    expect(markdown).toMatch(new RegExp(`\\| \`${first.id}\` \\| \\w+ \\| ✅ passed \\(flaky: \\d+ retr`));
+    const dir = path.join(work, 'retried', 'allure-results');
+    const results = readdirSync(dir)
+      .filter((f: string) => f.endsWith('-result.json'))
+      .map((f: string) => readJson(path.join(dir, f)));
+    const allure = results.find((x: Json) => x.labels.some((l: Json) => l.value === first.id));
+    expect(allure.status).toBe('passed');
+    expect(allure.statusDetails.flaky).toBe(true);
+  });
+});
+
+describe('without --retries, the same network', () => {
+  test('fails the run and names the reset', () => {
+    const r = runs.plain;
+    expect(r.code, output(r)).toBe(1);
+    const summary = readJson(path.join(work, 'plain', 'summary.json'));
+    const failed = summary.results.filter((x: Json) => x.status === 'failed');
+    expect(failed.length, output(r)).toBeGreaterThan(0);
+    expect(
+      failed.some((x: Json) =>
+        /connection reset by the server|connection closed/.test(x.received ?? x.message),
+      ),
+      output(r),
+    ).toBe(true);
+    expect(summary.results.some((x: Json) => x.flaky)).toBe(false);
+    expect(r.stdout).toMatch(/received: +.*connection (reset|closed) by the server/);
+  });
+});

@@ -1,0 +1,139 @@
+// --retries in the client: a safe request whose connection failed before any answer is sent again;
+// a create never is, and an answer (a 5xx, a body cut short) is never retried away.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { afterEach, describe, expect, test } from 'vitest';
+import { Client } from '../../suites/harness/client.ts';
+import { ConformanceError } from '../../suites/harness/errors.ts';
+import { backoffMs, isSafeMethod, totalBackoffMs } from '../../suites/harness/retry.ts';
+import { testConfig } from '../helpers/config.ts';
+import { type HandMadeServer, httpServer, silentServer } from '../helpers/servers.ts';
+
+let server: HandMadeServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+/** A server that resets the connection of the first `resets` requests, then answers 200 `[]`. */
+async function resetsFirst(
+  resets: number,
+  answer: (req: IncomingMessage, res: ServerResponse) => void = (_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end('[]');
+  },
+): Promise<{ seen: () => number }> {
+  let seen = 0;
+  server = await httpServer((req, res) => {
+    req.resume();
+    seen++;
+    if (seen <= resets) {
+      req.socket.resetAndDestroy();
+      return;
+    }
+    answer(req, res);
+  });
+  return { seen: () => seen };
+}
+
+async function rejection(p: Promise<unknown>): Promise<ConformanceError> {
+  const outcome = await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(outcome).toBeInstanceOf(ConformanceError);
+  return outcome as ConformanceError;
+}
+
+describe('retries after the transport failed', () => {
+  test('without --retries a reset fails the request, naming the reset', async () => {
+    await resetsFirst(1);
+    const err = await rejection(new Client(testConfig(server!.url)).get('/pets'));
+    expect(err.received).toMatch(
+      /connection reset by the server \(ECONNRESET\)|connection closed by the server/,
+    );
+    expect(err.received).toContain('before the status line and headers arrived');
+  });
+
+  test('with --retries a GET whose connection was reset is sent again, and the retry is kept', async () => {
+    const counter = await resetsFirst(2);
+    const api = new Client(testConfig(server!.url, { retries: 2 }));
+    const res = await api.get('/pets');
+    expect(res.status).toBe(200);
+    expect(res.transportRetries).toBe(2);
+    expect(counter.seen()).toBe(3);
+    expect(api.retried).toHaveLength(2);
+    expect(api.retried[0]).toMatchObject({ method: 'GET', url: `${server!.url}/pets` });
+    expect(api.retried[0]?.error).toContain('before the status line and headers arrived');
+    // The failed attempts stay in the exchange log, before the answer.
+    expect(api.exchanges.map((e) => e.error === undefined)).toEqual([false, false, true]);
+  });
+
+  test('retries are counted: more resets than --retries fail the request, naming every attempt', async () => {
+    await resetsFirst(5);
+    const api = new Client(testConfig(server!.url, { retries: 1 }));
+    const err = await rejection(api.get('/pets'));
+    expect(err.received).toMatch(/\(and 1 earlier attempt: /);
+    expect(api.retried).toHaveLength(1);
+  });
+
+  test('a create is never sent again: its lost answer is for the check to judge', async () => {
+    const counter = await resetsFirst(1);
+    const api = new Client(testConfig(server!.url, { retries: 3 }));
+    await rejection(api.post('/pets', { json: { id: 1, name: 'x' } }));
+    expect(counter.seen()).toBe(1);
+    expect(api.retried).toEqual([]);
+  });
+
+  test('a 5xx is an answer: never retried away', async () => {
+    let seen = 0;
+    server = await httpServer((req, res) => {
+      req.resume();
+      seen++;
+      res.writeHead(503, { 'content-type': 'application/json' });
+      res.end('{}');
+    });
+    const api = new Client(testConfig(server.url, { retries: 3 }));
+    expect((await api.get('/pets')).status).toBe(503);
+    expect(seen).toBe(1);
+  });
+
+  test('an answer cut in its body is a broken answer: not retried', async () => {
+    let seen = 0;
+    server = await httpServer((req, res) => {
+      req.resume();
+      seen++;
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' });
+      res.write('[{"id":');
+      setTimeout(() => req.socket.resetAndDestroy(), 20);
+    });
+    const api = new Client(testConfig(server.url, { retries: 3 }));
+    const err = await rejection(api.get('/pets'));
+    expect(err.received).toContain('after status 200');
+    expect(seen).toBe(1);
+  });
+
+  test('a timeout before any answer is retried, each attempt with a timeout of its own', async () => {
+    server = await silentServer();
+    const api = new Client(testConfig(server.url, { timeoutMs: 200, retries: 1 }));
+    const started = performance.now();
+    const err = await rejection(api.get('/pets'));
+    expect(performance.now() - started).toBeGreaterThanOrEqual(2 * 190 + backoffMs(1));
+    expect(err.received).toMatch(
+      /^no complete response within 200 ms .*\(and 1 earlier attempt: no complete/,
+    );
+    expect(api.exchanges).toHaveLength(2);
+  });
+});
+
+describe('the retry policy', () => {
+  test('only the safe methods of RFC 9110 are retried', () => {
+    expect(['GET', 'head', 'OPTIONS'].map(isSafeMethod)).toEqual([true, true, true]);
+    expect(['POST', 'PUT', 'PATCH', 'DELETE'].map(isSafeMethod)).toEqual([false, false, false, false]);
+  });
+
+  test('the backoff doubles from 100 ms up to 2 s', () => {
+    expect([1, 2, 3, 4, 5, 6, 7].map(backoffMs)).toEqual([100, 200, 400, 800, 1600, 2000, 2000]);
+    expect(totalBackoffMs(0)).toBe(0);
+    expect(totalBackoffMs(3)).toBe(700);
+  });
+});
