@@ -94,7 +94,7 @@ export function loadContract(): Promise<Contract> {
  */
 async function compile(): Promise<Contract> {
   const checked = readChecked();
-  if (checked) return compileContract(checked.openapi as Doc, checked.validators.reference);
+  if (checked) return compileContract(checked.openapi as Doc);
   const { default: SwaggerParser } = await import('@apidevtools/swagger-parser');
   return compileContract((await SwaggerParser.dereference(specFiles.openapi)) as Doc);
 }
