@@ -1,0 +1,4 @@
+// The reference with no key: every write and read of the suite.
+import { checkReference } from './reference.ts';
+
+await checkReference(() => ({}));
