@@ -6,7 +6,7 @@
  * thousand small extra properties holds a thousand properties and number objects), its text takes
  * its length. Ids keep every digit (they never pass through a JS number).
  */
-import { isLosslessNumber, type LosslessNumber, stringify } from 'lossless-json';
+import { type LosslessNumber, stringify } from 'lossless-json';
 import { int64Text } from './json.ts';
 import { DEFAULT_MAX_PETS, MAX_PET_BYTES } from './limits.ts';
 
@@ -36,12 +36,9 @@ export interface StoreOptions {
   maxPets?: number;
 }
 
+/** The canonical digits of an id; a number must be a safe integer (beyond 2^53 its digits are not its own). */
 function idTextOf(id: Pet['id']): string {
-  let text: string | undefined;
-  if (typeof id === 'bigint') text = int64Text(id.toString());
-  else if (typeof id === 'number') text = Number.isSafeInteger(id) ? String(id) : undefined;
-  else if (typeof id === 'string') text = int64Text(id);
-  else if (isLosslessNumber(id)) text = int64Text(id.toString());
+  const text = typeof id === 'number' && !Number.isSafeInteger(id) ? undefined : int64Text(String(id));
   if (text === undefined) throw new RangeError(`pet id ${String(id)} is not an int64 in plain digits`);
   return text;
 }
