@@ -1,5 +1,5 @@
 /**
- * One configuration of the mutation run: the reference implementation, started in this test worker
+ * A configuration of the mutation run: the reference implementation, started in this test worker
  * (the mutant Stryker switches on is then the code that answers), and the conformance suite's four
  * files against it, with the Config of the configuration.
  */
@@ -9,20 +9,29 @@ import { CONFIG_KEY, type Config } from '../../suites/harness/config.ts';
 import { judgeAsTheRollUp } from './verdict.ts';
 
 type Reference = typeof import('../../reference-impl/index.ts');
-type Settings = Partial<
-  Pick<Config, 'apiKey' | 'apiKeyHeader' | 'apiKeyQuery' | 'authRequired' | 'readOnly'>
->;
+
+/** The Config as vitest.config.ts provides it, before any configuration changes it. */
+const provided = { ...inject(CONFIG_KEY) };
+
+/** A configuration of the run: how the reference is started, and what the Config says of it. */
+export interface Configuration {
+  readonly name: string;
+  /** The reference's options, given its library (for a store to fill). */
+  readonly server: (reference: Reference) => StartOptions;
+  /** What differs from the Config of test/mutation/vitest.config.ts. */
+  readonly client?: Partial<
+    Pick<Config, 'apiKey' | 'apiKeyHeader' | 'apiKeyQuery' | 'authRequired' | 'readOnly'>
+  >;
+}
 
 /**
- * Starts the reference with the options `server` gives before the suite's checks, and points the
- * run's Config at it with `client`. The reference is loaded and started in beforeAll, not while the
- * file is collected, so that a mutant that keeps it from loading or starting fails every check of the
- * file (Stryker would count a file that cannot be collected as no test run).
+ * Registers, in the describe block it is called in, the suite's four files against the reference
+ * started as `server` says, with the Config `client` makes. The reference is loaded and started in
+ * beforeAll, not while the file is collected, so that a mutant that keeps it from loading or
+ * starting fails every check (Stryker would count a file that cannot be collected as no test run).
+ * The suite's modules must be fresh (vi.resetModules): the harness freezes the Config it first reads.
  */
-export async function checkReference(
-  server: (reference: Reference) => StartOptions,
-  client: Settings = {},
-): Promise<void> {
+export async function checkReference({ server, client = {} }: Configuration): Promise<void> {
   let running: RunningServer | undefined;
   let failedToStart: unknown;
   beforeAll(async () => {
@@ -33,9 +42,11 @@ export async function checkReference(
       failedToStart = error;
       return;
     }
-    // The Config each worker holds, as provided by vitest.config.ts; the harness reads it (and
-    // freezes a copy) only when the first check runs, after this.
-    Object.assign(inject(CONFIG_KEY), { ...client, baseUrl: running.url });
+    // The Config the worker holds, as provided by vitest.config.ts, made this configuration's: the
+    // harness reads it (and freezes a copy) when the first check of the configuration runs, after this.
+    const config = inject(CONFIG_KEY) as unknown as Record<string, unknown>;
+    for (const key of Object.keys(config)) delete config[key];
+    Object.assign(config, provided, client, { baseUrl: running.url });
   });
   // vitest would only skip the checks after a failed beforeAll, which Stryker counts as no test run.
   beforeEach(() => {

@@ -6,35 +6,35 @@
  * - a MUST or SHOULD that is blocked (its precondition failed) never makes a run conformant;
  * - a MAY never gates: MAY requirements are left out (vitest.config.ts), their failure is a notice.
  *
- * Once a check of the file has failed, the verdict is known and the checks after it are skipped.
+ * Once a check has failed, the verdict is known and the checks after it are skipped.
  * Stryker's own way to stop early (vitest's bail) is off (stryker.config.json, disableBail): under
  * vitest 4 the run it cancels is now and then reported with none of its tests (stryker-runner.mjs).
  */
 import { afterEach, beforeEach } from 'vitest';
 
-/** Registers the roll-up's judgements as a check after each test of the file. */
+/** The first check that failed in this run, of any configuration: the mutant is killed. */
+let failed: string | undefined;
+
+/** Registers the roll-up's judgements as a check after each test of the describe block. */
 export function judgeAsTheRollUp(): void {
-  let failed: string | undefined;
   beforeEach(({ skip }) => {
     if (failed) skip(`the verdict is known: ${failed} failed`);
   });
   afterEach(({ task }) => {
     const { serverErrors, blockedBy, requirementId, requirementLevel } = task.meta;
-    const [first] = serverErrors ?? [];
     if (task.result?.state === 'fail') failed = requirementId;
-    if (first) {
-      failed = requirementId;
-      throw new Error(
-        `ANY-NO-5XX: ${first.status} to ${first.method} ${first.url} (during ${requirementId})`,
-      );
-    }
-    if (blockedBy && requirementLevel !== 'MAY') {
-      failed = requirementId;
-      // vitest reports a test that called skip() as skipped whatever its hooks throw afterwards,
-      // unless it is no longer marked pending.
-      const result = task.result as { pending?: boolean } | undefined;
-      if (result) result.pending = false;
-      throw new Error(`${requirementId} (${requirementLevel}) blocked by ${blockedBy.join(', ')}`);
-    }
+    const [first] = serverErrors ?? [];
+    const fault = first
+      ? `ANY-NO-5XX: ${first.status} to ${first.method} ${first.url} (during ${requirementId})`
+      : blockedBy && requirementLevel !== 'MAY'
+        ? `${requirementId} (${requirementLevel}) blocked by ${blockedBy.join(', ')}`
+        : undefined;
+    if (fault === undefined) return;
+    failed = requirementId;
+    // vitest reports a test that called skip() (a blocked one) as skipped whatever its hooks throw
+    // afterwards, unless it is no longer marked pending.
+    const result = task.result as { pending?: boolean } | undefined;
+    if (result) result.pending = false;
+    throw new Error(fault);
   });
 }

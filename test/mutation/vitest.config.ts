@@ -6,7 +6,8 @@
  * What differs from a CLI run, and why:
  * - the reference runs in the test worker itself (reference.ts), so that the mutant Stryker switches
  *   on there is the code that answers, and Stryker can see which tests reach which mutant;
- * - each configuration is one file, isolated (a fresh module graph and reference per file);
+ * - the configurations are describe blocks of one file (suite.run.ts), each with fresh instances of
+ *   the suite's modules, so that a mutant's run loads the worker once;
  * - the seed is fixed, so that every run sends the same requests and a mutant's verdict repeats;
  * - the timeout of a request is short: a mutant that leaves a request unanswered fails fast.
  */
@@ -26,7 +27,7 @@ const catalog = parse(readFileSync(path.join(root, 'spec', 'requirements.yaml'),
 };
 const notGating = catalog.requirements.filter((r) => r.level === 'MAY').map((r) => r.id);
 
-/** The Config of every configuration; each *.run.ts sets the target and the key (reference.ts). */
+/** The Config of every configuration; each sets the target and the key (suite.run.ts, reference.ts). */
 const base: Config = {
   baseUrl: 'http://127.0.0.1:1/v1', // replaced by the reference's own URL before the first check
   apiKeyHeader: 'X-API-Key',
@@ -49,8 +50,10 @@ export default defineConfig({
   test: {
     ...suite,
     root,
-    include: ['test/mutation/*.run.ts'],
-    isolate: true,
+    include: ['test/mutation/suite.run.ts'],
     maxWorkers: 1,
+    // The configurations one after another (each changes the Config the worker holds); their checks
+    // still run concurrently unless Stryker says otherwise (it runs one at a time).
+    sequence: { ...suite.sequence, concurrent: false },
   },
 });
