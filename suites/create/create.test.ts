@@ -47,6 +47,19 @@ requirement('CREATE-OK', async ({ api, newPet }) => {
   expectStatus(res, 201);
 });
 
+requirement.each(
+  'CREATE-OK',
+  [{ case: 'Content-Type: application/json; charset=utf-8' }],
+  async ({ api, newPet }, { case: contentType }) => {
+    // RFC 8259 §11: no charset is defined for application/json, and adding one has no effect.
+    const res = await api.post('/pets', {
+      body: stringifyExact(newPet()),
+      headers: { 'content-type': contentType.slice('Content-Type: '.length) },
+    });
+    expectStatus(res, 201);
+  },
+);
+
 requirement('CREATE-RESPONSE-PET', async ({ api, newPet, skip }) => {
   const sent = newPet();
   // Any 2xx: whether it is 201 is CREATE-OK's to judge; this judges the body.
@@ -143,6 +156,18 @@ requirement.each(
     expectStatusBetween(res, 400, 499);
   },
 );
+
+requirement.each('CREATE-MALFORMED-JSON', [{ case: 'not UTF-8' }], async ({ api, newPet }) => {
+  // A valid pet but for one byte of its name that no UTF-8 text holds: JSON text is UTF-8 (RFC 8259 §8.1).
+  const [head, tail] = stringifyExact(newPet({ name: 'not UTF-8: @' })).split('@') as [string, string];
+  const body = Buffer.concat([Buffer.from(head), Buffer.from([0xff]), Buffer.from(tail)]);
+  const res = await api.post('/pets', {
+    body,
+    headers: { 'content-type': 'application/json' },
+    bodyCommand: `printf '%s\\377%s' '${head}' '${tail}'`,
+  });
+  expectStatusBetween(res, 400, 499);
+});
 
 requirement('CREATE-PERSISTED', async ({ api, newPet }) => {
   // Up to three pets, one after another: a server that keeps none fails here; one that loses a
