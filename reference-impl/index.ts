@@ -2,13 +2,7 @@
  * The reference implementation of the pets service, as a library. Start it with
  * startReferenceServer(); or mount createReferenceHandler() on a node:http server of your own.
  */
-export {
-  createReferenceHandler,
-  DEPRECATED_AT,
-  type Handler,
-  type ReferenceOptions,
-  SUNSET_AT,
-} from './handlers.ts';
+export { int64Text } from './json.ts';
 export {
   CLOSE_GRACE_MS,
   DEFAULT_MAX_CONNECTIONS,
@@ -18,4 +12,11 @@ export {
   MAX_PET_BYTES,
 } from './limits.ts';
 export { type RunningServer, type StartOptions, startReferenceServer } from './server.ts';
-export { type AddResult, int64Text, type Pet, type PetStatus, PetStore, type StoreOptions } from './store.ts';
+export {
+  createReferenceHandler,
+  DEPRECATED_AT,
+  type Handler,
+  type ReferenceOptions,
+  SUNSET_AT,
+} from './service.ts';
+export { type AddResult, type Pet, type PetStatus, PetStore, type StoreOptions } from './store.ts';

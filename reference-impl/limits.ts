@@ -18,9 +18,8 @@ export const MAX_PET_BYTES = 4 * 1024;
 /**
  * The largest request body read: 8 KiB, twice a pet at the cap, so that a pet at the cap still fits
  * when it is sent with whitespace or some `\u` escapes. Declared or counted beyond it: 413 with
- * `Connection: close`. It is also what bounds the CPU one request costs: reading, validating and
- * serialising the costliest 8 KiB body (bench/bodies.ts) takes under a millisecond once the code is
- * warm, 20–25 ms the first time (`npm run bench` measures the event loop under four clients sending them).
+ * `Connection: close`. It is also what bounds the CPU one request costs (`npm run bench` measures the
+ * event loop while clients send the costliest 8 KiB bodies of bench/bodies.ts).
  */
 export const MAX_BODY_BYTES = 8 * 1024;
 

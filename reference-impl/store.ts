@@ -6,7 +6,8 @@
  * thousand small extra properties holds a thousand properties and number objects), its text takes
  * its length. Ids keep every digit (they never pass through a JS number).
  */
-import { isLosslessNumber, type LosslessNumber, stringify } from 'lossless-json';
+import { type LosslessNumber, stringify } from 'lossless-json';
+import { int64Text } from './json.ts';
 import { DEFAULT_MAX_PETS, MAX_PET_BYTES } from './limits.ts';
 
 export type PetStatus = 'available' | 'pending' | 'sold';
@@ -35,28 +36,9 @@ export interface StoreOptions {
   maxPets?: number;
 }
 
-const INT64_MIN = -(2n ** 63n);
-const INT64_MAX = 2n ** 63n - 1n;
-/** A JSON integer in its plain form: an optional minus sign and digits, no fraction, no exponent. */
-const PLAIN_INTEGER = /^-?(0|[1-9][0-9]*)$/;
-
-/**
- * The canonical decimal text of an int64 written in plain digits (`-0` gives `0`), or undefined when
- * the text is not a plain integer or lies outside int64. Digit strings longer than any int64 are
- * refused before BigInt sees them, so a long run of digits costs nothing.
- */
-export function int64Text(text: string): string | undefined {
-  if (text.length > 20 || !PLAIN_INTEGER.test(text)) return undefined;
-  const value = BigInt(text);
-  return value >= INT64_MIN && value <= INT64_MAX ? value.toString() : undefined;
-}
-
+/** The canonical digits of an id; a number must be a safe integer (beyond 2^53 its digits are not its own). */
 function idTextOf(id: Pet['id']): string {
-  let text: string | undefined;
-  if (typeof id === 'bigint') text = id >= INT64_MIN && id <= INT64_MAX ? id.toString() : undefined;
-  else if (typeof id === 'number') text = Number.isSafeInteger(id) ? String(id) : undefined;
-  else if (typeof id === 'string') text = int64Text(id);
-  else if (isLosslessNumber(id)) text = int64Text(id.toString());
+  const text = typeof id === 'number' && !Number.isSafeInteger(id) ? undefined : int64Text(String(id));
   if (text === undefined) throw new RangeError(`pet id ${String(id)} is not an int64 in plain digits`);
   return text;
 }

