@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import { type Catalog, type Level, loadCatalog, type Requirement } from '../../catalog/catalog.ts';
 import type { Config } from '../../suites/harness/config.ts';
 import { EXIT } from './command.ts';
+import type { LoggedExchange } from './exchanges.ts';
 import type { ExpectedOutcome } from './expected.ts';
 import type { RerunOutcome } from './rerun.ts';
 import { cannotJudgeRollUp, type RollUp, type TestOutcome } from './rollup.ts';
@@ -44,6 +45,8 @@ export interface RunRecord {
    * gone once the run is published. Absent when the run stopped before its checks.
    */
   readonly exchangeLog?: string;
+  /** A run that judged: its exchange log, read once when the checks ended (oldest first). */
+  readonly exchanges?: readonly LoggedExchange[];
   /** The config file the run read, as the user would type it. */
   readonly configFile?: string;
 }

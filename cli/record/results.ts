@@ -63,8 +63,6 @@ export interface TestOutcome {
   /** Failures of other requirements' rules this test saw (the first few). */
   readonly findings?: readonly Finding[] /** Requests sent again because the transport failed (--retries). */;
   readonly retries?: TestRetries;
-  /** Each answer's time: method, path under the base URL, milliseconds (the reports' response times). */
-  readonly timings?: readonly (readonly [string, string, number])[];
   /** Answers slower than --max-response-time (the first few) and how many: ANY-RESPONSE-TIME fails on them. */
   readonly slowAnswers?: SlowAnswers;
 }

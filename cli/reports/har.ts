@@ -19,7 +19,7 @@ export const harFile: Writer = {
   name: HAR_FILE,
   write(record, { folder, har }) {
     if (har === false || folder === undefined || record.exchangeLog === undefined) return;
-    folder.write(HAR_FILE, harText(record, readExchangeLog(record.exchangeLog)));
+    folder.write(HAR_FILE, harText(record, record.exchanges ?? readExchangeLog(record.exchangeLog)));
   },
 };
 

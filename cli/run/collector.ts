@@ -100,7 +100,6 @@ export class OutcomeCollector implements Reporter {
     const serverErrors = serverErrorsOf(test);
     const findings = findingsOf(test);
     const retries = retriesOf(test);
-    const timings = timingsOf(test);
     const slowAnswers = slowAnswersOf(test);
     const meta = test.meta() as { blockedBy?: unknown; suiteError?: unknown; blockedEvidence?: unknown };
     const blockedBy = Array.isArray(meta.blockedBy)
@@ -114,7 +113,6 @@ export class OutcomeCollector implements Reporter {
       ...(serverErrors.length > 0 ? { serverErrors } : {}),
       ...(findings.length > 0 ? { findings } : {}),
       ...(retries ? { retries } : {}),
-      ...(timings.length > 0 ? { timings } : {}),
       ...(slowAnswers ? { slowAnswers } : {}),
       ...(result.state === 'skipped' && blockedBy.length > 0 ? { blockedBy } : {}),
       ...(result.state === 'failed' && typeof meta.suiteError === 'string'
@@ -209,16 +207,6 @@ function retriesOf(test: TestCase): TestRetries | undefined {
       typeof r.error === 'string',
   );
   return { count: meta.retryCount, first };
-}
-
-/** Each answer's time (task.meta.timings, set by the harness): [method, path, ms], well-formed ones only. */
-function timingsOf(test: TestCase): [string, string, number][] {
-  const timings = (test.meta() as { timings?: unknown }).timings;
-  if (!Array.isArray(timings)) return [];
-  return timings.filter(
-    (t): t is [string, string, number] =>
-      Array.isArray(t) && typeof t[0] === 'string' && typeof t[1] === 'string' && typeof t[2] === 'number',
-  );
 }
 
 /** The answers slower than --max-response-time a test saw (task.meta.slowAnswers and slowCount). */

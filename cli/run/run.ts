@@ -21,10 +21,10 @@ import { Progress, startLines } from '../console/progress.ts';
 import { paintFor } from '../console/terminal.ts';
 import { type Env, EXIT, type Io, NAME, type RunExtras } from '../record/command.ts';
 import { CannotJudgeError, errorText, oneLine, stopReason, UsageError } from '../record/errors.ts';
-import { LOG_BODY_BYTES } from '../record/exchanges.ts';
+import { LOG_BODY_BYTES, readExchangeLog } from '../record/exchanges.ts';
 import { cannotJudgeRecord, type RunRecord } from '../record/record.ts';
 import type { RerunSource } from '../record/rerun.ts';
-import { responseTimeStats, timingsOfOutcomes } from '../record/timings.ts';
+import { responseTimeStats, timingsOfExchanges } from '../record/timings.ts';
 import { type CheckInfo, EventStream } from '../reports/events.ts';
 import { checkReportDirs, ReportFolder } from '../reports/folder.ts';
 import { createRedactor, type Redactor, redactStream } from '../reports/redact.ts';
@@ -299,6 +299,8 @@ async function judged(
   });
   if (judgement.kind === 'broken') throw new CannotJudgeError(oneLine(judgement.reason), judgement.problems);
   for (const warning of judgement.warnings) warn(warning);
+  // Read once, for the response times and exchanges.har alike.
+  const exchanges = readExchangeLog(staging.exchangeLogDir);
   return {
     version: deps.version(),
     target: config.baseUrl,
@@ -310,10 +312,11 @@ async function judged(
     operations: plan.spec.operations,
     ...(judgement.baseline ? { baseline: judgement.baseline } : {}),
     exchangeLog: staging.exchangeLogDir,
+    exchanges,
     ...(run.options.configFile === undefined ? {} : { configFile: run.options.configFile }),
     ...(judgement.rerun ? { rerun: judgement.rerun } : {}),
     ...(judgement.expected ? { expected: judgement.expected } : {}),
-    responseTimes: responseTimeStats(timingsOfOutcomes(checked.outcomes, plan.spec.operations), [
+    responseTimes: responseTimeStats(timingsOfExchanges(exchanges, config.baseUrl, plan.spec.operations), [
       ...plan.spec.operations.keys(),
     ]),
     checks: {

@@ -7,7 +7,13 @@ import type { ExchangeSink } from './exchange-log.ts';
 import { stringifyExact } from './json.ts';
 import type { Finding, Model } from './model.ts';
 import { createDispatcher, proxySecrets } from './network.ts';
-import { isSecretHeader, registerSecret, registerSecretHeader, registerSecretQueryParam } from './redact.ts';
+import {
+  isSecretHeader,
+  redactUrl,
+  registerSecret,
+  registerSecretHeader,
+  registerSecretQueryParam,
+} from './redact.ts';
 import { reproducer } from './reproduce.ts';
 import { backoffMs, isSafeMethod, type RetriedRequest } from './retry.ts';
 
@@ -34,13 +40,6 @@ export interface SlowAnswer {
   readonly budgetMs: number;
   /** A curl command that sends the request again, secrets masked. */
   readonly reproduce: string;
-}
-
-/** How long one answer took: the request's method and masked URL, and the time to its last byte. */
-export interface AnswerTime {
-  readonly method: string;
-  readonly url: string;
-  readonly ms: number;
 }
 
 /** A 5xx answer a check received: evidence for ANY-NO-5XX, whichever requirement was being checked. */
@@ -163,8 +162,6 @@ export class Client {
    * only; harness/retry.ts), masked, oldest first. A check that passed with any is flaky.
    */
   readonly retried: RetriedRequest[] = [];
-  /** Every answer this client got, timed: what the reports' response times are made of. */
-  readonly answerTimes: AnswerTime[] = [];
   /** The first MAX_SLOW_ANSWERS_KEPT answers slower than config.maxResponseTimeMs (--max-response-time). */
   readonly slowAnswers: SlowAnswer[] = [];
   /** Every answer slower than config.maxResponseTimeMs, counted. */
@@ -318,14 +315,15 @@ export class Client {
       const findings = settle(outcome.status, outcome.body, text);
       // Written when a check shows it (reproducer): most answers are never shown.
       const reproduce = reproducer(sent, outcome.status);
-      this.answerTimes.push({ method: sent.method, url: exchange.url, ms: answerMs });
+      // The URL masked alone, not read from the record: reading a record masks all of it, bodies too.
+      // The reports' response times come from the exchange log, where every answer is timed once.
       const budget = this.config.maxResponseTimeMs;
       if (budget !== undefined && answerMs > budget) {
         this.slowCount++;
         if (this.slowAnswers.length < MAX_SLOW_ANSWERS_KEPT) {
           this.slowAnswers.push({
             method: sent.method,
-            url: exchange.url,
+            url: redactUrl(sent.url),
             status: outcome.status,
             ms: Math.round(answerMs),
             budgetMs: budget,
@@ -336,7 +334,7 @@ export class Client {
       if (outcome.status >= 500 && this.serverErrors.length < MAX_SERVER_ERRORS_KEPT) {
         this.serverErrors.push({
           method: sent.method,
-          url: exchange.url,
+          url: redactUrl(sent.url),
           status: outcome.status,
           reproduce: reproduce(),
         });

@@ -30,8 +30,6 @@ declare module 'vitest' {
     retried?: RetriedRequest[];
     /** How many attempts were sent again (retried keeps the first MAX_RETRIED_KEPT). */
     retryCount?: number;
-    /** Each answer's time: [method, path under the base URL, milliseconds] (the reports' response times). */
-    timings?: [string, string, number][];
     /** The first answers slower than --max-response-time (ANY-RESPONSE-TIME fails on them), and their count. */
     slowAnswers?: SlowAnswer[];
     slowCount?: number;
@@ -229,11 +227,6 @@ function define(r: Requirement, row: Row | undefined, check: Check): void {
       ctx.task.meta.exchangeCount = api.exchanges.length;
       if (api.serverErrors.length > 0) ctx.task.meta.serverErrors = [...api.serverErrors];
       if (api.findings.length > 0) ctx.task.meta.findings = [...api.findings];
-      ctx.task.meta.timings = api.answerTimes.map((t) => [
-        t.method,
-        pathUnder(config.baseUrl, t.url),
-        Math.round(t.ms * 10) / 10,
-      ]);
       if (api.slowCount > 0) {
         ctx.task.meta.slowAnswers = [...api.slowAnswers];
         ctx.task.meta.slowCount = api.slowCount;
@@ -244,13 +237,6 @@ function define(r: Requirement, row: Row | undefined, check: Check): void {
       }
     }
   });
-}
-
-/** A URL's path under the base URL ("/pets/12"), without the query; the whole path when it is not under it. */
-function pathUnder(baseUrl: string, url: string): string {
-  const path = url.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i, '').split(/[?#]/)[0] ?? '';
-  const basePath = baseUrl.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i, '').replace(/\/+$/, '');
-  return basePath !== '' && path.startsWith(`${basePath}/`) ? path.slice(basePath.length) : path;
 }
 
 /** "TypeError: x is undefined (at suites/list/list.test.ts:12:5)": what a person fixing the suite needs. */

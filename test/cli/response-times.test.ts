@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Requirement } from '../../catalog/catalog.ts';
 import { rollUp, type TestOutcome } from '../../cli/record/rollup.ts';
 import { slowAnswerFailure } from '../../cli/record/slow.ts';
-import { OTHER, operationOf, responseTimeStats, timingsOfOutcomes } from '../../cli/record/timings.ts';
+import { OTHER, operationOf, responseTimeStats, timingsOfExchanges } from '../../cli/record/timings.ts';
 import { build, type CliResult, type Json, readJson, runCli } from '../helpers/cli.ts';
 
 const routes = new Map([
@@ -54,9 +54,33 @@ describe('the statistics, a pure function of {operation, durationMs}', () => {
     expect(operationOf('GET', '/pets/12%20x', routes)).toBe('showPetById');
     expect(operationOf('PUT', '/pets/12', routes)).toBe(OTHER);
     expect(operationOf('GET', '/pets/12/toys', routes)).toBe(OTHER);
+  });
+
+  test("the exchange log's answers are timed from the last attempt sent to the last byte, under the base URL's path", () => {
+    const base = 'http://127.0.0.1:1/v1';
+    const x = (
+      method: string,
+      url: string,
+      timings: { blocked: number; wait: number; receive: number },
+      status?: number,
+      error?: string,
+    ) => ({
+      request: { method, url, headers: {} },
+      timings,
+      ...(status === undefined ? {} : { response: { status, headers: {} } }),
+      ...(error === undefined ? {} : { error }),
+    });
     expect(
-      timingsOfOutcomes(
-        [{ timings: [['GET', '/pets/1', 3]] }, {}, { timings: [['GET', '/nope', 4]] }],
+      timingsOfExchanges(
+        [
+          x('GET', `${base}/pets/1`, { blocked: 100, wait: 2.5, receive: 0.5 }, 200),
+          x('GET', `${base}/nope?x=1`, { blocked: 0, wait: 4, receive: 0 }, 404),
+          // No answer, an answer cut by an error, and a 429 the client gave up on: not answers a check received.
+          x('GET', `${base}/pets`, { blocked: 0, wait: 9, receive: 0 }, undefined, 'connection reset'),
+          x('GET', `${base}/pets`, { blocked: 0, wait: 9, receive: 1 }, 200, 'body stalled'),
+          x('POST', `${base}/pets`, { blocked: 0, wait: 9, receive: 0 }, 429),
+        ],
+        base,
         routes,
       ),
     ).toEqual([
