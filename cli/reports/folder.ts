@@ -64,6 +64,16 @@ export class ReportFolder {
     private readonly cwd: string,
   ) {}
 
+  /**
+   * The report folder of a run, once both folders are known to take reports (checkReportDirs):
+   * a folder a run may not write into gets no report, not even a could-not-judge one.
+   */
+  static open(reportDir: string, previousReportDir: string, redactor: Redactor, cwd: string): ReportFolder {
+    const folder = new ReportFolder(reportDir, previousReportDir, redactor, cwd);
+    checkReportDirs(reportDir, previousReportDir);
+    return folder;
+  }
+
   /** The folder as the user would type it. */
   get shown(): string {
     return displayPath(this.dir, this.cwd);
@@ -153,7 +163,7 @@ export const REPORT_ENTRIES = new Set([
  * missing one must be one the run can create: the folder above it takes new folders (a folder of
  * /proc does not).
  */
-export function checkReportDirs(reportDir: string, previousReportDir: string): void {
+function checkReportDirs(reportDir: string, previousReportDir: string): void {
   for (const dir of [reportDir, previousReportDir]) {
     let stat: ReturnType<typeof lstatSync>;
     try {

@@ -95,7 +95,7 @@ export type Target =
 /** Everything of a run except the base URL of the reference, which is known once it listens. */
 export interface RunPlan {
   readonly target: Target;
-  /** The Config without its baseUrl (filled in by withBaseUrl once the target is known). */
+  /** The Config without its baseUrl (target.ts fills it in once the target is open). */
   readonly config: Omit<Config, 'baseUrl'>;
   /** Absolute. */
   readonly reportDir: string;
@@ -351,16 +351,6 @@ const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
 /** The environment's proxy variables (network.ts): any of them set wins over a config file's proxy. */
 const PROXY_VARIABLES = ['http_proxy', 'HTTP_PROXY', 'https_proxy', 'HTTPS_PROXY'];
-
-/** The one frozen Config of a run, once the base URL is known. */
-export function withBaseUrl(config: Omit<Config, 'baseUrl'>, baseUrl: string): Config {
-  return Object.freeze({
-    ...config,
-    baseUrl,
-    only: Object.freeze([...config.only]),
-    exclude: Object.freeze([...config.exclude]),
-  });
-}
 
 /**
  * Where the previous run's reports go: reports/latest keeps its predecessor in reports/previous,

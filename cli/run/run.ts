@@ -2,6 +2,7 @@
  * A run of petstore-conformance, stage by stage, one module each:
  *
  *   options (options.ts)  argv and environment → what to run, or a usage error (exit 2, nothing written)
+ *           (outputs.ts)  where it writes: the redactor, the console, the events stream (--events)
  *   plan    (plan.ts)     the spec, validated; which requirements run, which are left out and why
  *   target  (target.ts)   the bundled reference, started; or the deployment, reachable
  *   checks  (checks.ts)   the suites under vitest (suites.ts) → one outcome per test
@@ -16,25 +17,24 @@ import path from 'node:path';
 import type { TestCase } from 'vitest/node';
 import type { Level } from '../../catalog/catalog.ts';
 import { packageVersion } from '../../catalog/paths.ts';
-import { proxySecrets } from '../../suites/harness/network.ts';
 import { Progress, startLines } from '../console/progress.ts';
-import { paintFor } from '../console/terminal.ts';
 import { type Env, EXIT, type Io, NAME, type RunExtras } from '../record/command.ts';
 import { CannotJudgeError, errorText, oneLine, stopReason, UsageError } from '../record/errors.ts';
 import { LOG_BODY_BYTES, readExchangeLog } from '../record/exchanges.ts';
 import { cannotJudgeRecord, type RunRecord } from '../record/record.ts';
 import type { RerunSource } from '../record/rerun.ts';
 import { responseTimeStats, timingsOfExchanges } from '../record/timings.ts';
-import { type CheckInfo, EventStream } from '../reports/events.ts';
-import { checkReportDirs, ReportFolder } from '../reports/folder.ts';
-import { createRedactor, type Redactor, redactStream } from '../reports/redact.ts';
+import type { CheckInfo, EventStream } from '../reports/events.ts';
+import { ReportFolder } from '../reports/folder.ts';
+import { createRedactor, type Redactor } from '../reports/redact.ts';
 import type { Console } from '../reports/writer.ts';
 import { openStaging, runChecks, type Staging } from './checks.ts';
 import type { Dependencies } from './dependencies.ts';
 import { helpText } from './help.ts';
 import { Interrupted, unlessInterrupted, watchInterrupts } from './interrupt.ts';
 import { judge } from './judge.ts';
-import { parseInvocation, type RunPlan, withBaseUrl } from './options.ts';
+import { parseInvocation, type RunPlan } from './options.ts';
+import { openOutputs } from './outputs.ts';
 import { makePlan, type Plan } from './plan.ts';
 import { publish } from './publish.ts';
 import type { runSuites } from './suites.ts';
@@ -64,36 +64,26 @@ export async function runCommand(
       io.stdout.write(`${packageVersion()}\n`);
       return EXIT.conformant;
     }
-    redactor = createRedactor([invocation.config.apiKey, ...proxySecrets(invocation.config.network)]);
-    // Opened before anything else: an events file that cannot be written stops the run before any request.
-    const stdout = io.stdout.write.bind(io.stdout);
-    const events = openEvents(invocation.events, (text) => stdout(text), redactor);
-    // With the events on stdout, everything else the run prints goes to stderr, vitest's messages too.
-    const toStderr = invocation.events === '-';
-    const restore = [
-      ...(toStderr && io.stdout === process.stdout ? [divertStream(process.stdout, process.stderr)] : []),
-      // Whatever reaches the process's own streams (vitest's messages too) is redacted as well.
-      ...[process.stdout, process.stderr].map((s) => redactStream(s, redactor)),
-    ];
+    const outputs = openOutputs(invocation, io, env);
+    redactor = outputs.redactor;
     // From here on a first Ctrl-C or SIGTERM stops the run cleanly, a second one at once (interrupt.ts).
     const interrupt = watchInterrupts({ say: err });
     try {
-      const console = consoleOf(toStderr ? { ...io, stdout: io.stderr } : io, env, redactor);
       const run = {
         options: invocation,
-        console,
+        console: outputs.console,
         redactor,
         cwd: io.cwd,
         startedAt,
         stop: interrupt.signal,
-        ...(events ? { events } : {}),
+        ...(outputs.events ? { events: outputs.events } : {}),
         ...(extras.rerun ? { rerun: extras.rerun } : {}),
       };
       const status = await stages(run, deps);
       return interrupt.status() ?? status;
     } finally {
       interrupt.dispose();
-      for (const undo of restore.reverse()) undo();
+      outputs.restore();
     }
   } catch (error) {
     if (error instanceof UsageError) {
@@ -104,50 +94,6 @@ export async function runCommand(
     err(`${NAME}: could not judge: internal error: ${errorText(error)}`);
     return EXIT.cannotJudge;
   }
-}
-
-/** The run's event stream (--events), opened now; a file that cannot be written is a usage error (exit 2). */
-function openEvents(
-  file: string | undefined,
-  stdout: (text: string) => void,
-  redactor: Redactor,
-): EventStream | undefined {
-  if (file === undefined) return undefined;
-  try {
-    return EventStream.open(file, stdout, redactor);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    const why =
-      code === 'ENOENT'
-        ? 'its folder does not exist'
-        : code === 'EACCES'
-          ? 'permission denied'
-          : code === 'EISDIR'
-            ? 'it is a folder'
-            : oneLine(error);
-    throw new UsageError(`--events ${file}: cannot write it (${why})`);
-  }
-}
-
-/** Sends what is written to `from` to `to` instead (stdout's other writers, while the events use it). */
-function divertStream(from: NodeJS.WriteStream, to: NodeJS.WriteStream): () => void {
-  const original = from.write;
-  from.write = ((...args: Parameters<typeof to.write>) => to.write(...args)) as typeof from.write;
-  return () => {
-    from.write = original;
-  };
-}
-
-/** The console of a run: every line through the redactor, colours only on a terminal. */
-function consoleOf(io: Io, env: Env, redactor: Redactor): Console {
-  return {
-    p: paintFor(io.stdout, env),
-    width: Math.min(120, Math.max(60, io.stdout.columns ?? 100)),
-    out: (line = '') => io.stdout.write(`${redactor.text(line)}\n`),
-    err: (line: string) => io.stderr.write(`${redactor.text(line)}\n`),
-    warn: (line: string) =>
-      io.stderr.write(`${redactor.text(paintFor(io.stderr, env).yellow(`warning: ${line}`))}\n`),
-  };
 }
 
 /** A run once its options parsed. */
@@ -214,9 +160,7 @@ async function judged(
   reached: Reached,
 ): Promise<RunRecord> {
   const { p, out, warn, width } = run.console;
-  // The report folder first: a folder a run may not write into gets no report, not even a could-not-judge one.
-  checkReportDirs(run.options.reportDir, run.options.previousReportDir);
-  const folder = new ReportFolder(
+  const folder = ReportFolder.open(
     run.options.reportDir,
     run.options.previousReportDir,
     run.redactor,
@@ -230,12 +174,12 @@ async function judged(
   const deps = await until(loading.deps);
   // The target opens (the reference starts on its own thread, or the deployment is reached) while
   // vitest is still loading; a target that cannot be opened is reported once it has loaded.
-  const open = quietly(openTarget(run.options, deps));
+  const open = openTarget(run.options, deps);
   reached.opening = open.catch(() => undefined);
   const { runSuites } = await until(loading.suites);
   const target = await until(open);
   reached.target = target;
-  const config = withBaseUrl(run.options.config, target.baseUrl);
+  const { config } = target;
   const total = plan.spec.catalog.requirements.length;
   for (const line of startLines(deps.version(), config, target.from, plan.selected.length, total, p)) {
     // The proxy and TLS settings, just before "checking N requirements…".
@@ -336,14 +280,14 @@ function couldNotJudge(error: unknown, run: Run, reached: Reached): RunRecord {
   // A run stopped by a signal could not judge, and says why; it is not a fault of this tool.
   const stopped = error instanceof Interrupted ? new CannotJudgeError(error.message) : error;
   const where = reached.target
-    ? { name: reached.target.baseUrl, from: reached.target.from, baseUrl: reached.target.baseUrl }
-    : unopenedTarget(options.target);
+    ? { name: reached.target.baseUrl, from: reached.target.from, config: reached.target.config }
+    : unopenedTarget(options);
   return cannotJudgeRecord({
     version: packageVersion(),
     target: where.name,
     targetFrom: where.from,
     startedAt,
-    config: withBaseUrl(options.config, where.baseUrl),
+    config: where.config,
     ...stopReason(stopped),
     ...(reached.plan ? { requirements: reached.plan.spec.catalog.requirements } : {}),
     ...(reached.staging ? { exchangeLog: reached.staging.exchangeLogDir } : {}),

@@ -2,6 +2,7 @@
  * Stage 3 of a run: the target. The bundled reference implementation, started on a free loopback
  * port, or a deployment that must at least accept a TCP connection (else the run cannot judge).
  */
+import type { Config } from '../../suites/harness/config.ts';
 import type { Dependencies, ReferenceOptions } from './dependencies.ts';
 import type { RunPlan } from './options.ts';
 import { checkReachable } from './reachable.ts';
@@ -12,6 +13,8 @@ export interface OpenTarget {
   readonly baseUrl: string;
   /** How it was chosen, for the console: "--base-url", "bundled reference implementation, …". */
   readonly from: string;
+  /** The run's one Config, its base URL this target's. */
+  readonly config: Config;
   /** Stops what this stage started (the reference); bounded in time, never rejects. */
   close(): Promise<void>;
 }
@@ -26,7 +29,12 @@ export async function openTarget(
   if (target.kind === 'url') {
     await checkReachable(target.baseUrl, Math.min(config.timeoutMs, 10_000), config.network);
     mark(STAGE.targetOpen);
-    return { baseUrl: target.baseUrl, from: target.from, close: async () => undefined };
+    return {
+      baseUrl: target.baseUrl,
+      from: target.from,
+      config: withBaseUrl(config, target.baseUrl),
+      close: async () => undefined,
+    };
   }
   const reference = await deps.startReference({
     port: 0,
@@ -34,21 +42,42 @@ export async function openTarget(
     ...referenceKey(config),
   });
   mark(STAGE.targetOpen);
+  const baseUrl = reference.url.replace(/\/+$/, '');
   return {
-    baseUrl: reference.url.replace(/\/+$/, ''),
+    baseUrl,
     from: 'bundled reference implementation, started for this run',
+    config: withBaseUrl(config, baseUrl),
     close: () => withinMs(5_000, reference.close()),
   };
 }
 
 /**
  * The target as a report names it when the run stopped before opening it: `name` for the report,
- * `baseUrl` for the configuration it echoes (none for a reference that was never started).
+ * and the run's configuration with no base URL for a reference that was never started.
  */
-export function unopenedTarget(target: RunPlan['target']): { name: string; from: string; baseUrl: string } {
+export function unopenedTarget(options: Pick<RunPlan, 'target' | 'config'>): {
+  name: string;
+  from: string;
+  config: Config;
+} {
+  const { target, config } = options;
   return target.kind === 'reference'
-    ? { name: '(bundled reference implementation)', from: 'bundled reference implementation', baseUrl: '' }
-    : { name: target.baseUrl, from: target.from, baseUrl: target.baseUrl };
+    ? {
+        name: '(bundled reference implementation)',
+        from: 'bundled reference implementation',
+        config: withBaseUrl(config, ''),
+      }
+    : { name: target.baseUrl, from: target.from, config: withBaseUrl(config, target.baseUrl) };
+}
+
+/** The one frozen Config of a run, once the base URL is known. */
+function withBaseUrl(config: Omit<Config, 'baseUrl'>, baseUrl: string): Config {
+  return Object.freeze({
+    ...config,
+    baseUrl,
+    only: Object.freeze([...config.only]),
+    exclude: Object.freeze([...config.exclude]),
+  });
 }
 
 async function withinMs(ms: number, promise: Promise<unknown>): Promise<void> {
