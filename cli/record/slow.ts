@@ -4,19 +4,12 @@
  * requirement on the first of them, naming the request, its time and the check that met it.
  */
 
+import type { SlowAnswer } from '../../suites/harness/client.ts';
+
+export type { SlowAnswer };
+
 /** The requirement that every answer arrives within --max-response-time. */
 export const RESPONSE_TIME_ID = 'ANY-RESPONSE-TIME';
-
-/** An answer slower than the budget, as a check kept it (masked). */
-export interface SlowAnswer {
-  readonly method: string;
-  readonly url: string;
-  readonly status: number;
-  readonly ms: number;
-  /** The budget it exceeded. */
-  readonly budgetMs: number;
-  readonly reproduce: string;
-}
 
 /** The slow answers one check saw: the first few, and how many in all. */
 export interface SlowAnswers {

@@ -16,7 +16,7 @@ import { oneLine, UsageError } from '../record/errors.ts';
 import { catalogIdentity, exitOf, type RunRecord } from '../record/record.ts';
 import { EXCLUDED, NOT_SELECTED, type TestOutcome } from '../record/rollup.ts';
 import type { Redactor } from './redact.ts';
-import { networkOptions } from './summary-json.ts';
+import { networkOptions, selectionOptions } from './summary-json.ts';
 import type { RunEvents, Writer } from './writer.ts';
 
 /** The version of the events' shape: fields are only ever added within it. */
@@ -106,11 +106,7 @@ export class EventStream implements RunEvents {
       catalog: catalogIdentity(info.requirements),
       selected: info.selected,
       options: {
-        readOnly: config.readOnly,
-        strict: config.strict,
-        authRequired: config.authRequired,
-        only: [...config.only],
-        exclude: [...config.exclude],
+        ...selectionOptions(config),
         timeoutMs: config.timeoutMs,
         apiKey: config.apiKey !== undefined,
         apiKeyIn: keyCarrier(config),

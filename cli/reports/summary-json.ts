@@ -33,11 +33,7 @@ export function summaryJson(run: RunRecord): string {
     durationMs: run.durationMs,
     seed: config.seed,
     options: {
-      readOnly: config.readOnly,
-      strict: config.strict,
-      authRequired: config.authRequired,
-      only: [...config.only],
-      exclude: [...config.exclude],
+      ...selectionOptions(config),
       ...networkOptions(config),
       retries: config.retries ?? 0,
       // What a rerun needs to run the same way again (cli/across/rerun.ts); names, never the key.
@@ -145,6 +141,17 @@ export function rerunJson(outcome: RerunOutcome): Record<string, unknown> {
       gating: i.gating,
       ...(i.note === undefined ? {} : { note: i.note }),
     })),
+  };
+}
+
+/** The options of a run that say what it sent and judged, as summary.json and the events name them. */
+export function selectionOptions(config: Config) {
+  return {
+    readOnly: config.readOnly,
+    strict: config.strict,
+    authRequired: config.authRequired,
+    only: [...config.only],
+    exclude: [...config.exclude],
   };
 }
 

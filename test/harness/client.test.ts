@@ -12,6 +12,7 @@ import { redact } from '../../suites/harness/redact.ts';
 import { type Certificates, makeCertificates } from '../helpers/certs.ts';
 import { testConfig } from '../helpers/config.ts';
 import { type ForwardProxy, forwardProxy, requestLog } from '../helpers/forward-proxy.ts';
+import { rejection } from '../helpers/rejection.ts';
 import { type HandMadeServer, httpServer, rawServer, silentServer } from '../helpers/servers.ts';
 
 let server: HandMadeServer | undefined;
@@ -19,16 +20,6 @@ afterEach(async () => {
   await server?.close();
   server = undefined;
 });
-
-/** The error a promise rejects with (fails the test when it resolves). */
-async function rejection(p: Promise<unknown>): Promise<ConformanceError> {
-  const outcome = await p.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(outcome).toBeInstanceOf(ConformanceError);
-  return outcome as ConformanceError;
-}
 
 describe('the client, against servers that misbehave', () => {
   test('a server that never answers fails the request after the timeout, with what happened', async () => {

@@ -11,6 +11,13 @@ import {
 } from '../../suites/harness/generate.ts';
 import { testConfig } from '../helpers/config.ts';
 
+/** What a case gets when the server never answers. */
+const noResponse = new ConformanceError({
+  expected: 'a complete HTTP response to POST /pets within 100 ms',
+  received: 'no complete response within 100 ms',
+  reproduce: 'curl',
+});
+
 const contract = await loadContract();
 const Pet = contract.schema('Pet');
 const pets = arbitraryOf(Pet) as fc.Arbitrary<Record<string, unknown>>;
@@ -75,11 +82,6 @@ describe('inputs generated from the Pet schema of spec/openapi.yaml', () => {
 
   test('a case that gets no response ends the check at once, without shrinking', async () => {
     let calls = 0;
-    const noResponse = new ConformanceError({
-      expected: 'a complete HTTP response to POST /pets within 100 ms',
-      received: 'no complete response within 100 ms',
-      reproduce: 'curl',
-    });
     const err = await checkGenerated(
       testConfig('http://127.0.0.1:1/v1'),
       fc.integer(),
@@ -201,11 +203,6 @@ describe('inputs generated from the Pet schema of spec/openapi.yaml', () => {
 
   test('a case that gets no response stops new cases: those already in flight are the only ones sent', async () => {
     let calls = 0;
-    const noResponse = new ConformanceError({
-      expected: 'a complete HTTP response to POST /pets within 100 ms',
-      received: 'no complete response within 100 ms',
-      reproduce: 'curl',
-    });
     const err = await checkGenerated(
       testConfig('http://127.0.0.1:1/v1'),
       fc.integer(),

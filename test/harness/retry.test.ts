@@ -3,9 +3,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterEach, describe, expect, test } from 'vitest';
 import { Client } from '../../suites/harness/client.ts';
-import { ConformanceError } from '../../suites/harness/errors.ts';
 import { backoffMs, isSafeMethod, totalBackoffMs } from '../../suites/harness/retry.ts';
 import { testConfig } from '../helpers/config.ts';
+import { rejection } from '../helpers/rejection.ts';
 import { type HandMadeServer, httpServer, silentServer } from '../helpers/servers.ts';
 
 let server: HandMadeServer | undefined;
@@ -33,15 +33,6 @@ async function resetsFirst(
     answer(req, res);
   });
   return { seen: () => seen };
-}
-
-async function rejection(p: Promise<unknown>): Promise<ConformanceError> {
-  const outcome = await p.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(outcome).toBeInstanceOf(ConformanceError);
-  return outcome as ConformanceError;
 }
 
 describe('retries after the transport failed', () => {
