@@ -48,6 +48,8 @@ export function ctrfReport(run: RunRecord): string {
         status: r.status,
         duration: Math.round(r.durationMs),
         suite: [operationLabel(r.operation, run.operations)],
+        // CTRF's own fields for a test that passed only after a retry (--retries).
+        ...(r.flaky ? { flaky: true, retries: r.retries ?? 0 } : {}),
         ...(r.message === undefined ? {} : { message: r.message }),
         ...(r.status === 'failed' && r.expected !== undefined
           ? { trace: [`expected: ${r.expected}`, `received: ${r.received ?? ''}`].join('\n') }

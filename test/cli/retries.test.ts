@@ -77,6 +77,24 @@ describe('--retries 2 against a network that resets one GET in twenty', () => {
     }
   });
 
+  test('the CTRF report marks them flaky with their retries, and stays valid CTRF', async () => {
+    const summary = readJson(path.join(work, 'retried', 'summary.json'));
+    const ctrf = readJson(path.join(work, 'retried', 'ctrf-report.json'));
+    const flaky = ctrf.results.tests.filter((t: Json) => t.flaky);
+    expect(flaky.map((t: Json) => t.testId).sort()).toEqual(
+      summary.results
+        .filter((x: Json) => x.flaky)
+        .map((x: Json) => x.id)
+        .sort(),
+    );
+    for (const t of flaky) {
+      expect(t.status).toBe('passed');
+      expect(t.retries).toBe(summary.results.find((x: Json) => x.id === t.testId).retries);
+    }
+    const { validate } = await import('ctrf');
+    expect(validate(ctrf)).toEqual({ valid: true, errors: [] });
+  });
+
   test('summary.md and the Allure results mark them flaky', () => {
     const summary = readJson(path.join(work, 'retried', 'summary.json'));
     const [first] = summary.results.filter((x: Json) => x.flaky);
