@@ -8,14 +8,14 @@
  * them, each in a file named for what it guards; README.md says how to read them.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { keyCheck, keyHint } from './api-key.ts';
+import { keyCheck } from './api-key.ts';
 import { readBody } from './body-limit.ts';
 import { originForm } from './http-edges.ts';
-import { int64Text, readJson } from './json.ts';
+import { int64Text, type ReadJson, readJson } from './json.ts';
 import { MAX_PET_BYTES } from './limits.ts';
-import { excerpt, invalid, sendJson, sendProblem } from './responses.ts';
+import { sendJson, sendProblem } from './responses.ts';
 import { type Pet, PetStore } from './store.ts';
-import { fieldErrors, loadValidators } from './validators.ts';
+import { loadValidators } from './validators.ts';
 
 export type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -72,8 +72,8 @@ export async function createReferenceHandler(options: ReferenceOptions = {}): Pr
     // AUTH-MISSING-KEY-REFUSED, AUTH-WRONG-KEY-REFUSED, AUTH-KEY-ACCEPTED: with a key configured,
     // every request must carry it, whatever its path (nothing is told about what exists).
     if (authorized && !authorized(req, query))
-      // Stryker disable next-line StringLiteral,ArrayDeclaration,ObjectLiteral: the wording of an error: the service document shows no error body
-      return sendProblem(res, 401, 'a valid API key is required', [{ detail: keyHint(options) }]);
+      // Stryker disable next-line StringLiteral: the wording of an error: the service document shows no error body
+      return sendProblem(res, 401, 'a valid API key is required');
 
     // VERSION-V1-PREFIX: everything is served under /v1. HEAD is served wherever GET is (RFC 9110 §9.1).
     if (path === '/v1/pets') {
@@ -82,7 +82,7 @@ export async function createReferenceHandler(options: ReferenceOptions = {}): Pr
       // Stryker disable next-line ConditionalExpression: the suite sends no PUT, PATCH or DELETE to the collection, which could replace or delete its pets
       if (method === 'POST') return createPets(req, res);
       // Stryker disable next-line StringLiteral: only OPTIONS /pets (a probe of ANY-NO-5XX) reaches it, and no requirement judges its Allow
-      return notAllowed(res, method, path, 'GET, HEAD, POST');
+      return notAllowed(res, method, 'GET, HEAD, POST');
     }
     // Stryker disable next-line ConditionalExpression,StringLiteral: equivalent: any other path then names no pet, and is answered 404 all the same
     if (path.startsWith('/v1/pets/')) {
@@ -91,7 +91,7 @@ export async function createReferenceHandler(options: ReferenceOptions = {}): Pr
       if (petId !== '' && !petId.includes('/')) {
         // Stryker disable next-line ConditionalExpression,StringLiteral: HEAD: no requirement judges it (the document defines GET)
         if (method === 'GET' || method === 'HEAD') return showPetById(res, petId);
-        return notAllowed(res, method, path, 'GET, HEAD');
+        return notAllowed(res, method, 'GET, HEAD');
       }
     }
     // Stryker disable next-line ConditionalExpression,StringLiteral,BlockStatement: only STORE-ORDERS-EXISTS, a MAY, looks at /store/orders, and --strict does not gate on it
@@ -99,37 +99,30 @@ export async function createReferenceHandler(options: ReferenceOptions = {}): Pr
       // STORE-ORDERS-EXISTS: the document says it exists and shows nothing more; an empty list.
       // Stryker disable next-line ConditionalExpression,LogicalOperator,EqualityOperator,StringLiteral: only STORE-ORDERS-EXISTS, a MAY, looks at /store/orders, and --strict does not gate on it
       if (method === 'GET' || method === 'HEAD') return sendJson(res, 200, '[]');
-      return notAllowed(res, method, path, 'GET, HEAD');
+      return notAllowed(res, method, 'GET, HEAD');
     }
     // ANY-PATH-UNKNOWN
     // Stryker disable next-line StringLiteral: the wording of an error: the service document shows no error body
-    return sendProblem(res, 404, `there is no resource at ${excerpt(path)}`);
+    return sendProblem(res, 404, 'there is no resource at this path');
   };
 
   // listPets — LIST-OK, LIST-LIMIT-AT-MOST, LIST-LIMIT-FILLS, LIST-LIMIT-MAX-ACCEPTED, LIST-LIMIT-DEFAULT
   const listPets = (res: ServerResponse, query: string) => {
-    let limit: number = validators.defaultLimit;
-    const values = new URLSearchParams(query).getAll('limit');
-    // A repeated limit is ambiguous (OpenAPI form style, explode: a single value): refused.
-    // Stryker disable next-line ArrayDeclaration,ObjectLiteral,StringLiteral: the wording of an error: the service document shows no error body
-    if (values.length > 1) return invalid(res, [{ detail: 'limit must be given once', parameter: 'limit' }]);
-    const [text] = values;
-    if (text !== undefined) {
-      // LIST-LIMIT-NOT-INTEGER: abc, 1.5, 1e2, an empty value, spaces.
-      if (!INTEGER_TEXT.test(text))
-        return invalid(res, [
-          // Stryker disable next-line StringLiteral,ObjectLiteral: the wording of an error: the service document shows no error body
-          { detail: `limit must be an integer, not ${excerpt(text)}`, parameter: 'limit' },
-        ]);
-      // Digits beyond a double's range (Infinity) count as the largest double, same sign: the schema
-      // judges both alike. Within range, a double orders integers correctly against 100.
-      const value = Number(text);
-      // Stryker disable next-line ArithmeticOperator: equivalent: a limit beyond a double's range is refused either way
-      limit = Number.isFinite(value) ? value : Math.sign(value) * Number.MAX_VALUE;
-      // LIST-LIMIT-OVER-MAX: 101, 2^31, 2^63 and longer digit strings are above the maximum.
-      // Stryker disable next-line StringLiteral: the wording of an error: the service document shows no error body
-      if (!validators.limit(limit)) return invalid(res, fieldErrors(validators.limit.errors, 'limit'));
-    }
+    // A repeated limit counts by its first value, as URLSearchParams reads it.
+    const text = new URLSearchParams(query).get('limit');
+    if (text === null) return sendJson(res, 200, store.list(validators.defaultLimit));
+    // LIST-LIMIT-NOT-INTEGER: abc, 1.5, 1e2, an empty value, spaces.
+    // Stryker disable next-line StringLiteral: the wording of an error: the service document shows no error body
+    if (!INTEGER_TEXT.test(text)) return sendProblem(res, 400, 'limit must be an integer in decimal digits');
+    // Digits beyond a double's range (Infinity) count as the largest double, same sign: the schema
+    // judges both alike. Within range, a double orders integers correctly against 100.
+    const value = Number(text);
+    // Stryker disable next-line ArithmeticOperator: equivalent: a limit beyond a double's range is refused either way
+    const limit = Number.isFinite(value) ? value : Math.sign(value) * Number.MAX_VALUE;
+    // LIST-LIMIT-OVER-MAX: 101, 2^31, 2^63 and longer digit strings are above the maximum.
+    if (!validators.limit(limit))
+      // Stryker disable next-line ObjectLiteral,StringLiteral: the wording of an error: the service document shows no error body
+      return sendProblem(res, 400, validators.errorsText(validators.limit.errors, { dataVar: 'limit' }));
     // LIST-LIMIT-BELOW-ONE: no minimum is declared, so 0 and negative limits are valid and, asking
     // for at most that many pets, get an empty list.
     return sendJson(res, 200, store.list(limit));
@@ -146,22 +139,25 @@ export async function createReferenceHandler(options: ReferenceOptions = {}): Pr
     // Stryker disable next-line ConditionalExpression: after its 413 the catch-all only closes the connection: the client has its answer
     if (body === undefined) return;
     // CREATE-MALFORMED-JSON: not UTF-8, empty, too deep, not JSON.
-    const read = readJson(body);
-    // Stryker disable next-line ConditionalExpression: equivalent: a body that is not JSON fails the schema too, 400 either way
-    if (!read.ok) return sendProblem(res, 400, read.detail);
+    let read: ReadJson;
+    try {
+      read = readJson(body);
+    } catch (error) {
+      // Stryker disable next-line StringLiteral: the wording of an error: the service document shows no error body
+      return sendProblem(res, 400, `the body is not JSON: ${(error as Error).message}`);
+    }
     // CREATE-MISSING-REQUIRED, CREATE-WRONG-TYPE, CREATE-STATUS-OUTSIDE-ENUM, CREATE-NOT-AN-OBJECT,
     // CREATE-INVALID-GENERATED: the Pet schema. Extra properties are allowed by it, and kept.
-    if (!validators.pet(read.view)) return invalid(res, fieldErrors(validators.pet.errors));
+    if (!validators.pet(read.view))
+      // Stryker disable next-line ObjectLiteral,StringLiteral: the wording of an error: the service document shows no error body
+      return sendProblem(res, 400, validators.errorsText(validators.pet.errors, { dataVar: 'pet' }));
     const pet = read.value as Pet;
     // CREATE-ID-OUT-OF-RANGE, CREATE-INT64-EXACT: the range is checked on the digits, which a double
     // cannot hold. The schema counts 1.0 and 1e2 as integers; this server asks for plain digits.
     const id = int64Text(String(pet.id));
-    if (id === undefined) {
+    if (id === undefined)
       // Stryker disable next-line StringLiteral: the wording of an error: the service document shows no error body
-      const detail = `id must be an int64 (-9223372036854775808 to 9223372036854775807) in plain digits, not ${excerpt(String(pet.id))}`;
-      // Stryker disable next-line ArrayDeclaration,ObjectLiteral,StringLiteral: the wording of an error: the service document shows no error body
-      return invalid(res, [{ detail, pointer: '#/id' }]);
-    }
+      return sendProblem(res, 400, 'pet/id must be an int64 in plain digits');
     const added = store.add(pet);
     switch (added.outcome) {
       case 'added':
@@ -202,15 +198,14 @@ export async function createReferenceHandler(options: ReferenceOptions = {}): Pr
       petId = decodeURIComponent(rawId);
     } catch {
       // Stryker disable next-line StringLiteral: the wording of an error: the service document shows no error body
-      const detail = `the pet id ${excerpt(rawId)} is not valid percent-encoding`;
-      return sendProblem(res, 400, detail, undefined, DEPRECATION_HEADERS);
+      return sendProblem(res, 400, 'the pet id is not valid percent-encoding', DEPRECATION_HEADERS);
     }
     // petId is declared a string, so any text is a valid petId; text other than an id's canonical
     // digits (abc, 1.5, 007) names no pet: 404, like an unknown id.
     const json = store.get(petId);
     if (json === undefined)
       // Stryker disable next-line StringLiteral: the wording of an error: the service document shows no error body
-      return sendProblem(res, 404, `no pet has id ${excerpt(petId)}`, undefined, DEPRECATION_HEADERS);
+      return sendProblem(res, 404, 'no pet has this id', DEPRECATION_HEADERS);
     return sendJson(res, 200, json, DEPRECATION_HEADERS);
   };
 
@@ -236,10 +231,9 @@ export async function createReferenceHandler(options: ReferenceOptions = {}): Pr
 }
 
 // ANY-METHOD-405, ANY-METHOD-UNDEFINED
-function notAllowed(res: ServerResponse, method: string | undefined, path: string, allow: string) {
+function notAllowed(res: ServerResponse, method: string | undefined, allow: string) {
   // Stryker disable next-line StringLiteral: the wording of an error: the service document shows no error body
-  const detail = `${method} is not allowed on ${excerpt(path)}; allowed: ${allow}`;
-  sendProblem(res, 405, detail, undefined, { Allow: allow });
+  sendProblem(res, 405, `${method} is not allowed here; allowed: ${allow}`, { Allow: allow });
 }
 
 /** application/json, with no parameter but a UTF-8 charset, and no Content-Encoding but identity. */
