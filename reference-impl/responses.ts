@@ -15,11 +15,14 @@ export function sendJson(res: ServerResponse, status: number, json: string, head
   res.end(json);
 }
 
-/** Answers an error as application/problem+json (ANY-ERROR-JSON): `detail` says what was wrong. */
+/**
+ * Answers an error as application/problem+json (ANY-ERROR-JSON): `detail` says what was wrong, where
+ * the status's reason phrase (the title) and the headers do not say it all.
+ */
 export function sendProblem(
   res: ServerResponse,
   status: number,
-  detail: string,
+  detail?: string,
   headers?: OutgoingHttpHeaders,
 ) {
   const body = problemJson(status, detail);
@@ -32,7 +35,7 @@ export function sendProblem(
 }
 
 /** The body of an RFC 9457 problem: no type of its own (about:blank), the status and its reason, and what went wrong. */
-export function problemJson(status: number, detail: string): string {
+export function problemJson(status: number, detail?: string): string {
   // Stryker disable next-line ObjectLiteral,StringLiteral: the members of an error body: the service document shows none (unspecified error-codes)
   return JSON.stringify({ type: 'about:blank', title: STATUS_CODES[status], status, detail });
 }

@@ -54,7 +54,6 @@ describe('GET /v1/pets/{petId}', () => {
     expect(res.json()).toMatchObject({
       type: 'about:blank',
       title: 'Not Found',
-      detail: 'no pet has this id',
     });
     expect(res.headers.deprecation).toBe('@1767225600');
     expect(res.headers.sunset).toBe('Fri, 01 Jan 2027 00:00:00 GMT');
