@@ -62,7 +62,8 @@ export async function createReferenceHandler(options: ReferenceOptions = {}): Pr
   const store = options.store ?? new PetStore(options); // of options.maxPets pets at most
   const authorized = options.apiKey ? keyCheck(options.apiKey, options) : undefined;
 
-  const route = (req: IncomingMessage, res: ServerResponse): Promise<void> | void => {
+  // async: whatever it throws becomes a rejection, which answeringBugs answers.
+  const route = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = originForm(String(req.url));
     const q = url.indexOf('?');
     const path = q === -1 ? url : url.slice(0, q);
