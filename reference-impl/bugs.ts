@@ -19,9 +19,9 @@ export function answeringBugs(
     route(req, res).catch((error: unknown) => {
       onError(error);
       // Stryker disable next-line ConditionalExpression: only a bug reaches the catch-all
-      if (res.headersSent) res.destroy();
+      if (res.headersSent) return res.destroy();
       // Stryker disable next-line StringLiteral: only a bug reaches the catch-all
-      else sendProblem(res, 500, 'the server failed: a bug of the reference implementation');
+      sendProblem(res, 500, 'the server failed: a bug of the reference implementation');
     });
   };
 }

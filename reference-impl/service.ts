@@ -8,7 +8,7 @@
  * them, each in a file named for what it guards; README.md says how to read them.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { unescape } from 'node:querystring';
+import querystring from 'node:querystring';
 import { keyCheck } from './api-key.ts';
 import { readBody } from './body-limit.ts';
 import { answeringBugs, type Handler } from './bugs.ts';
@@ -188,7 +188,7 @@ export async function createReferenceHandler(options: ReferenceOptions = {}): Pr
   // of the deprecated operation carries SHOW-DEPRECATION-HEADER and SHOW-SUNSET-HEADER.
   const showPetById = (res: ServerResponse, rawId: string) => {
     // Percent-decoded (querystring's unescape leaves what is not percent-encoding, %zz, as it is).
-    const petId = unescape(rawId);
+    const petId = querystring.unescape(rawId);
     // petId is declared a string, so any text is a valid petId; text other than an id's canonical
     // digits (abc, 1.5, 007, %zz) names no pet: 404, like an unknown id.
     const json = store.get(petId);
