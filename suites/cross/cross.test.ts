@@ -139,7 +139,6 @@ function reads(ctx: CheckContext): Probe[] {
       ' ',
     ].map((id): Probe => ['GET', petPath(id)]),
     ['GET', '/pets/'],
-    ['GET', '/pets/%zz'], // not percent-encoding: sent as is
     ['GET', '/no-such-resource'],
     // Safe, but not GET: --read-only promises GET alone.
     ...(ctx.config.readOnly
