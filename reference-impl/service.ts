@@ -67,7 +67,7 @@ export async function createReferenceHandler(options: ReferenceOptions = {}): Pr
     const url = originForm(String(req.url));
     const q = url.indexOf('?');
     const path = q === -1 ? url : url.slice(0, q);
-    const query = q === -1 ? '' : url.slice(q + 1);
+    const query = url.slice(path.length); // '' or '?…': URLSearchParams reads past the '?'
     // HEAD is served wherever GET is (RFC 9110 §9.1): as a GET, whose body node:http leaves out.
     // Stryker disable next-line ConditionalExpression,StringLiteral: HEAD: no requirement judges it (the document defines GET)
     const method = req.method === 'HEAD' ? 'GET' : req.method;
