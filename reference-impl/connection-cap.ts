@@ -7,14 +7,12 @@
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { OVERFLOW_WAIT_MS } from './limits.ts';
+import { OVERFLOW_WAIT_MS, positiveLimit } from './limits.ts';
 import { refuseAndClose } from './lingering-close.ts';
 
 /** Caps the connections of `server`; the function returned answers (and returns true) when a request is over the cap. */
 export function capConnections(server: Server, maxConnections: number) {
-  if (!Number.isSafeInteger(maxConnections) || maxConnections < 1)
-    throw new RangeError(`maxConnections must be a positive integer, not ${maxConnections}`);
-  server.maxConnections = 2 * maxConnections;
+  server.maxConnections = 2 * positiveLimit('maxConnections', maxConnections);
   let open = 0;
   /** Connections opened beyond the cap, with the timer that closes them if no request comes. */
   const overCap = new WeakMap<Socket, NodeJS.Timeout>();

@@ -45,6 +45,16 @@ export const DEFAULT_MAX_PETS = 10_000;
  */
 export const DEFAULT_MAX_CONNECTIONS = 512;
 
+/**
+ * A limit given to the library (maxPets, maxConnections), as it is when it is a positive integer;
+ * else a RangeError naming it, so that a mistaken option fails at start rather than at the first request.
+ */
+export function positiveLimit(name: string, value: number): number {
+  if (!Number.isSafeInteger(value) || value < 1)
+    throw new RangeError(`${name} must be a positive integer, not ${value}`);
+  return value;
+}
+
 /** How long a connection over the cap may take to send its request before it is closed. */
 export const OVERFLOW_WAIT_MS = 1_000;
 

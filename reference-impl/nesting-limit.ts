@@ -2,6 +2,16 @@
  * The nesting limit, which guards the stack: the JSON parser and serializer are recursive, so a body
  * nesting arrays or objects deeper than MAX_DEPTH (256) levels is refused (400) before it is parsed.
  */
+import { MAX_DEPTH } from './limits.ts';
+
+/** The text as it is, when it nests no deeper than MAX_DEPTH; else a RangeError, before any parser sees it. */
+export function withinNestingLimit(text: string): string {
+  if (nestingDepth(text) > MAX_DEPTH)
+    throw new RangeError(
+      `arrays or objects nest deeper than ${MAX_DEPTH} levels, the most this server reads`,
+    );
+  return text;
+}
 
 /**
  * How deeply brackets nest outside strings, in one pass over the text. The syntax is not checked here

@@ -156,6 +156,18 @@ requirement.each(
   },
 );
 
+requirement.each('CREATE-MALFORMED-JSON', [{ case: 'not UTF-8' }], async ({ api, newPet }) => {
+  // A valid pet but for one byte of its name that no UTF-8 text holds: JSON text is UTF-8 (RFC 8259 §8.1).
+  const [head, tail] = stringifyExact(newPet({ name: 'not UTF-8: @' })).split('@') as [string, string];
+  const body = Buffer.concat([Buffer.from(head), Buffer.from([0xff]), Buffer.from(tail)]);
+  const res = await api.post('/pets', {
+    body,
+    headers: { 'content-type': 'application/json' },
+    bodyCommand: `printf '%s\\377%s' '${head}' '${tail}'`,
+  });
+  expectStatusBetween(res, 400, 499);
+});
+
 requirement('CREATE-PERSISTED', async (ctx) => {
   // A pet lost while other creates were in flight is tried again alone (createAndShowKept): a server
   // that loses pets only when creates overlap keeps that one (CREATE-CONCURRENT judges the loss), and

@@ -28,6 +28,8 @@ const INVALID = new Set(['CompileError', 'RuntimeError']);
 const { files } = JSON.parse(readFileSync(report, 'utf8'));
 const rows = [];
 const survivors = [];
+/** The marks' reasons (Stryker's statusReason of an Ignored mutant), with how many mutants each marks. */
+const reasons = new Map();
 for (const [file, { mutants }] of Object.entries(files)) {
   const count = (test) => mutants.filter(test).length;
   const row = {
@@ -40,6 +42,8 @@ for (const [file, { mutants }] of Object.entries(files)) {
     invalid: count((m) => INVALID.has(m.status)),
   };
   rows.push(row);
+  for (const m of mutants.filter((m) => m.status === 'Ignored'))
+    reasons.set(m.statusReason, (reasons.get(m.statusReason) ?? 0) + 1);
   for (const m of mutants.filter((m) => m.status === 'Survived' || m.status === 'NoCoverage'))
     survivors.push(
       `${file}:${m.location.start.line}:${m.location.start.column} ${m.mutatorName} → ${JSON.stringify(m.replacement ?? '')} (${m.status})`,
@@ -60,6 +64,11 @@ console.log(
 for (const r of rows) console.log(line(r.file, r));
 console.log(line('all', total));
 if (survivors.length > 0) console.log(`\nsurvived (${survivors.length}):\n  ${survivors.join('\n  ')}`);
+const marks = [...reasons].sort((a, b) => b[1] - a[1]).map(([reason, count]) => ({ reason, count }));
+if (marks.length > 0)
+  console.log(
+    `\nmarked (${total.marked}), by the reason given:\n${marks.map((m) => `${String(m.count).padStart(5)}  ${m.reason}`).join('\n')}`,
+  );
 const loadAfter = os.loadavg()[0];
 const met = score(total) >= 95 && percent(total.marked, total.mutants) <= 15 && seconds <= 25 * 60;
 console.log(
@@ -70,5 +79,5 @@ console.log(
 );
 writeFileSync(
   path.join(root, 'reports', 'mutation', 'summary.json'),
-  `${JSON.stringify({ score: score(total), markedPercent: percent(total.marked, total.mutants), seconds, cores: os.availableParallelism(), load: [loadBefore, loadAfter], total, files: rows, survivors }, null, 2)}\n`,
+  `${JSON.stringify({ score: score(total), markedPercent: percent(total.marked, total.mutants), seconds, cores: os.availableParallelism(), load: [loadBefore, loadAfter], total, files: rows, survivors, marks }, null, 2)}\n`,
 );

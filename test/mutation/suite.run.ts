@@ -21,7 +21,8 @@ const configurations: Configuration[] = [
     server: () => ({ apiKey, apiKeyQuery: 'api_key' }),
     client: { apiKey, apiKeyQuery: 'api_key', authRequired: true },
   },
-  // Pets given as a library (`store`, ids of every type PetStore.add takes), read with --read-only.
+  // Pets given as a library (`store`, ids of every type PetStore.add takes, a property whose value is
+  // undefined, which JSON leaves out), read with --read-only.
   {
     name: 'a given store, read only',
     server: ({ PetStore }) => {
@@ -29,7 +30,7 @@ const configurations: Configuration[] = [
       store.add({ id: 9223372036854775807n, name: 'Zoë at the top of int64', status: 'available' });
       store.add({ id: -9223372036854775808n, name: '日本 at the bottom', tag: 'cat' });
       store.add({ id: 4_503_599_627_370_496, name: 'a safe integer', status: 'pending', extra: [1, 'two'] });
-      store.add({ id: '-1234567890123456789', name: ' spaces at both ends ', tag: '' });
+      store.add({ id: '-1234567890123456789', name: ' spaces at both ends ', tag: '', lost: undefined });
       const digits = new LosslessNumber('1234567890123456789');
       store.add({ id: digits, name: 'digits kept', status: 'sold', weight: new LosslessNumber('1.50') });
       return { store };

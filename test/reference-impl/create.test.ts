@@ -1,3 +1,4 @@
+import { gzipSync } from 'node:zlib';
 import { describe, expect, test } from 'vitest';
 import { serverForBlock } from '../helpers/servers.ts';
 import { call, createPet, idsOf, idText } from './helpers.ts';
@@ -54,11 +55,14 @@ describe('POST /v1/pets', () => {
     ['-2^63 - 1', '-9223372036854775809'],
     ['2^64', '18446744073709551616'],
     ['a 1000-digit number', '1'.repeat(1000)],
-  ])('an id outside int64 (%s) is refused with 400 pointing at #/id', async (_, id) => {
+  ])('an id outside int64 (%s) is refused with 400 naming the id', async (_, id) => {
     const res = await createPet(ref.base, `{"id":${id},"name":"big"}`);
     expect(res.status).toBe(400);
     expect(res.headers['content-type']).toBe('application/problem+json');
-    expect(res.json()).toMatchObject({ status: expect.anything(), errors: [{ pointer: '#/id' }] });
+    expect(JSON.parse(res.text)).toMatchObject({
+      status: 400,
+      detail: expect.stringMatching(/^pet\/id must be /),
+    });
     expect(res.text).not.toContain('"status":500');
   });
 
@@ -66,54 +70,44 @@ describe('POST /v1/pets', () => {
     ['1.0', '1.0'],
     ['1e2', '1e2'],
     ['1E+2', '1E+2'],
-  ])('an integer id not in plain digits (%s) is refused with 400 pointing at #/id', async (_, id) => {
+  ])('an integer id not in plain digits (%s) is refused with 400 naming the id', async (_, id) => {
     const res = await createPet(ref.base, `{"id":${id},"name":"form"}`);
     expect(res.status).toBe(400);
-    expect(res.json()).toMatchObject({ errors: [{ pointer: '#/id' }] });
+    expect(res.json()).toMatchObject({ detail: 'pet/id must be an int64 in plain digits' });
   });
 
   test.each([
-    ['no id', '{"name":"x"}', '#/id'],
-    ['no name', `{"id":1}`, '#/name'],
-    ['an empty object', '{}', '#/id'],
-  ])('a pet with %s is refused with 400 naming the missing field', async (_, body, pointer) => {
+    ['no id', '{"name":"x"}', 'id'],
+    ['no name', `{"id":1}`, 'name'],
+    ['an empty object', '{}', 'id'],
+  ])('a pet with %s is refused with 400 naming the missing field', async (_, body, field) => {
     const res = await createPet(ref.base, body);
     expect(res.status).toBe(400);
     expect(res.headers['content-type']).toBe('application/problem+json');
-    const problem = res.json() as { errors: { pointer: string }[]; detail: string; title: string };
-    expect(problem.title).toBe('Bad Request');
-    expect(problem.errors.map((e) => e.pointer)).toContain(pointer);
-    expect(problem.detail).toContain('is required');
+    expect(JSON.parse(res.text)).toEqual({
+      type: 'about:blank',
+      title: 'Bad Request',
+      status: 400,
+      detail: `pet must have required property '${field}'`,
+    });
   });
 
   test.each([
-    ['id as a string', '{"id":"5","name":"x"}', '#/id'],
-    ['id as a fraction', '{"id":1.5,"name":"x"}', '#/id'],
-    ['id as null', '{"id":null,"name":"x"}', '#/id'],
-    ['id as true', '{"id":true,"name":"x"}', '#/id'],
-    ['name as a number', '{"id":5,"name":5}', '#/name'],
-    ['name as null', '{"id":5,"name":null}', '#/name'],
-    ['tag as null', '{"id":5,"name":"x","tag":null}', '#/tag'],
-    ['tag as a number', '{"id":5,"name":"x","tag":1}', '#/tag'],
-    ['status as null', '{"id":5,"name":"x","status":null}', '#/status'],
-    ['status outside the enum', '{"id":5,"name":"x","status":"lost"}', '#/status'],
-    ['status in another case', '{"id":5,"name":"x","status":"Available"}', '#/status'],
-  ])('a pet with %s is refused with 400 naming the field', async (_, body, pointer) => {
+    ['id as a string', '{"id":"5","name":"x"}', 'pet/id'],
+    ['id as a fraction', '{"id":1.5,"name":"x"}', 'pet/id'],
+    ['id as null', '{"id":null,"name":"x"}', 'pet/id'],
+    ['id as true', '{"id":true,"name":"x"}', 'pet/id'],
+    ['name as a number', '{"id":5,"name":5}', 'pet/name'],
+    ['name as null', '{"id":5,"name":null}', 'pet/name'],
+    ['tag as null', '{"id":5,"name":"x","tag":null}', 'pet/tag'],
+    ['tag as a number', '{"id":5,"name":"x","tag":1}', 'pet/tag'],
+    ['status as null', '{"id":5,"name":"x","status":null}', 'pet/status'],
+    ['status outside the enum', '{"id":5,"name":"x","status":"lost"}', 'pet/status'],
+    ['status in another case', '{"id":5,"name":"x","status":"Available"}', 'pet/status'],
+  ])('a pet with %s is refused with 400 naming the field', async (_, body, field) => {
     const res = await createPet(ref.base, body);
     expect(res.status).toBe(400);
-    const problem = res.json() as { errors: { pointer: string }[] };
-    expect(new Set(problem.errors.map((e) => e.pointer))).toEqual(new Set([pointer]));
-  });
-
-  test('a pet breaking several rules gets one error per field', async () => {
-    const res = await createPet(ref.base, '{"id":"x","name":1,"status":"gone"}');
-    const problem = res.json() as { errors: { pointer: string }[] };
-    expect(problem.errors.map((e) => e.pointer).sort()).toEqual(['#/id', '#/name', '#/status']);
-  });
-
-  test('a status outside the enum is told the allowed values', async () => {
-    const res = await createPet(ref.base, '{"id":5,"name":"x","status":"lost"}');
-    expect(res.json()).toMatchObject({ detail: 'status must be one of: available, pending, sold' });
+    expect((res.json() as { detail: string }).detail).toMatch(new RegExp(`^${field} must be `));
   });
 
   test.each([
@@ -195,14 +189,31 @@ describe('POST /v1/pets', () => {
     ['text/plain', { 'content-type': 'text/plain' }],
     ['application/x-www-form-urlencoded', { 'content-type': 'application/x-www-form-urlencoded' }],
     ['application/merge-patch+json', { 'content-type': 'application/merge-patch+json' }],
-    ['application/json; charset=utf-16', { 'content-type': 'application/json; charset=utf-16' }],
     ['no Content-Type', { 'content-type': '' }],
-    ['gzip Content-Encoding', { 'content-type': 'application/json', 'content-encoding': 'gzip' }],
   ])('a body sent as %s is refused with 415', async (_, headers) => {
     const res = await createPet(ref.base, `{"id":${freshId()},"name":"x"}`, headers);
     expect(res.status).toBe(415);
     expect(res.headers['content-type']).toBe('application/problem+json');
   });
+
+  test.each([
+    ['gzip-coded', gzipSync(`{"id":1,"name":"x"}`), { 'content-encoding': 'gzip' }],
+    [
+      'UTF-16',
+      Buffer.from('{"id":1,"name":"x"}', 'utf16le'),
+      { 'content-type': 'application/json; charset=utf-16' },
+    ],
+  ])(
+    'a body %s is refused with 400: JSON text is UTF-8, whatever the headers name',
+    async (_, body, headers) => {
+      const res = await call(ref.base, 'POST', '/pets', {
+        body,
+        headers: { 'content-type': 'application/json', ...headers },
+      });
+      expect(res.status).toBe(400);
+      expect(res.headers['content-type']).toBe('application/problem+json');
+    },
+  );
 
   test.each([
     'application/json; charset=utf-8',

@@ -194,7 +194,7 @@ describe('the edges of HTTP', () => {
     const raw = await reply;
     expect(statusOf(raw)).toBe(404);
     expect(raw).toContain('Connection: close');
-    expect(raw).toContain('"detail":"there is no resource at \\"example.com:443\\""');
+    expect(raw).toContain('{"type":"about:blank","title":"Not Found","status":404}');
     expect(error).toBeUndefined();
   });
 

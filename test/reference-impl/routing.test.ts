@@ -30,8 +30,6 @@ describe('routing under /v1', () => {
     ['PATCH', '/pets/1', 'GET, HEAD'],
     ['DELETE', '/pets/1', 'GET, HEAD'],
     ['POST', '/pets/1', 'GET, HEAD'],
-    ['POST', '/store/orders', 'GET, HEAD'],
-    ['DELETE', '/store/orders', 'GET, HEAD'],
   ])('%s %s is answered 405 with Allow: %s', async (method, path, allow) => {
     const res = await call(ref.base, method, path, method === 'GET' ? {} : { body: '{"id":1,"name":"x"}' });
     expect(res.status).toBe(405);

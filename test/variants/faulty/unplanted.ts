@@ -6,7 +6,7 @@
  */
 import { isLosslessNumber, stringify } from 'lossless-json';
 import { MAX_BODY_BYTES } from '../../../reference-impl/index.ts';
-import { isCreateRequest, jsonOf, withRequestBody } from '../servers/body.ts';
+import { isCreateRequest, isUtf8, jsonOf, withRequestBody } from '../servers/body.ts';
 import {
   compose,
   idText,
@@ -16,6 +16,7 @@ import {
   type Json,
   rewriteJson,
   rewriteResponse,
+  shownId,
   type Wrap,
 } from '../servers/wrap.ts';
 import type { Variant } from '../variant.ts';
@@ -28,15 +29,6 @@ function changeCreateBody(change: (body: Buffer) => Buffer): Wrap {
   return withRequestBody(isCreateRequest, ({ body, forward }) =>
     forward(body.length > MAX_BODY_BYTES ? body : change(body)),
   );
-}
-
-/** The pet id a show asks for, as the path carries it (percent-decoded). */
-function shownId(path: string): string {
-  try {
-    return decodeURIComponent(path.split('/').pop() ?? '');
-  } catch {
-    return '';
-  }
 }
 
 /** A 404 as the reference writes it for an id it does not have (Deprecation and Sunset kept). */
@@ -149,8 +141,11 @@ const storesNothing: Wrap = compose(
   }),
 );
 
-/** The bytes of a UTF-8 body read as Latin-1 (one character per byte), then written as UTF-8 again. */
-const latin1 = (body: Buffer) => Buffer.from(body.toString('latin1'), 'utf8');
+/**
+ * The bytes of a UTF-8 body read as Latin-1 (one character per byte), then written as UTF-8 again.
+ * A body that is not UTF-8 goes on as it is: the server checks the encoding, then decodes wrongly.
+ */
+const latin1 = (body: Buffer) => (isUtf8(body) ? Buffer.from(body.toString('latin1'), 'utf8') : body);
 
 /** Blocked when pets are lost: what a lost pet keeps from its checks (as concurrent-lost-writes declares). */
 const LOST_PETS_BLOCK = [

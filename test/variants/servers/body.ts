@@ -24,12 +24,27 @@ function replay(req: IncomingMessage, body: Buffer): IncomingMessage {
   return copy;
 }
 
-/** The request body parsed losslessly, or undefined when it is not JSON. */
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * The request body parsed losslessly, or undefined when it is not JSON: not UTF-8 included, as the
+ * reference reads it (a lenient decode would turn a stray byte into U+FFFD and accept the body).
+ */
 export function jsonOf(body: Buffer): unknown {
   try {
-    return parse(body.toString('utf8'));
+    return parse(utf8.decode(body));
   } catch {
     return undefined;
+  }
+}
+
+/** Whether the bytes are UTF-8, as the reference asks of a body. */
+export function isUtf8(body: Buffer): boolean {
+  try {
+    utf8.decode(body);
+    return true;
+  } catch {
+    return false;
   }
 }
 

@@ -146,6 +146,16 @@ export function jsonNumber(text: string): LosslessNumber {
   return new LosslessNumber(text);
 }
 
+/** The pet id a show asks for, percent-decoded; as it is when it is not percent-encoding (a %zz names no pet). */
+export function shownId(path: string): string {
+  const raw = path.split('/').pop() ?? '';
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return raw;
+  }
+}
+
 /** True for the list operation (GET /v1/pets). */
 export const isList = (req: RequestView) => req.method === 'GET' && /\/pets\/?$/.test(req.path);
 /** True for the show operation (GET /v1/pets/{id}). */
@@ -192,7 +202,7 @@ export function afterCreate(decide: (inFlight: number) => AfterCreate | undefine
         setTimeout(() => remember(req, res), holdMs);
         return;
       }
-      const id = isShow(request) ? decodeURIComponent(request.path.split('/').pop() ?? '') : undefined;
+      const id = isShow(request) ? shownId(request.path) : undefined;
       if (id !== undefined && created.get(id) === 'forget') {
         const body = JSON.stringify({
           type: 'about:blank',
