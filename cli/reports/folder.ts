@@ -88,9 +88,15 @@ export class ReportFolder {
     this.files.push(name);
   }
 
-  /** Copies a folder tree (a reporter's private staging folder) in as `name`/, each file redacted. */
-  copy(from: string, name: string): void {
-    copyRedacted(from, path.join(this.dir, name), this.redactor);
+  /** Writes files held in memory (a reporter's staged results, by name) in as `name`/, each redacted. */
+  writeAll(files: ReadonlyMap<string, Buffer>, name: string): void {
+    const to = path.join(this.dir, name);
+    makeDirs(to);
+    for (const [file, content] of files) {
+      const target = path.join(to, file);
+      if (file.includes('/')) makeDirs(path.dirname(target));
+      writeFileSync(target, this.redactor.bytes(content));
+    }
     this.files.push(`${name}/`);
   }
 
@@ -108,17 +114,6 @@ export class ReportFolder {
 export function displayPath(file: string, cwd: string): string {
   const relative = path.relative(cwd, file);
   return relative && !relative.startsWith('..') && !path.isAbsolute(relative) ? relative : file;
-}
-
-/** Copies a folder tree, each file through the redactor. */
-export function copyRedacted(from: string, to: string, redactor: Redactor): void {
-  makeDirs(to);
-  for (const name of readdirSync(from)) {
-    const source = path.join(from, name);
-    const target = path.join(to, name);
-    if (statSync(source).isDirectory()) copyRedacted(source, target, redactor);
-    else writeFileSync(target, redactor.bytes(readFileSync(source)));
-  }
 }
 
 /** Redacts a folder tree in place (the rendered HTML report, made from already redacted results). */

@@ -322,7 +322,7 @@ async function judged(
     checks: {
       outcomes: checked.outcomes,
       catalog: plan.spec.catalog,
-      allureResultsDir: staging.allureResultsDir,
+      allureResults: staging.allureResults,
     },
   };
 }

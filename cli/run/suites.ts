@@ -3,11 +3,12 @@
  * does: the run's deadline grows with the tests collected (each test and hook has its own timeout),
  * and past it the run is cancelled and its unfinished tests fail.
  */
-import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { stringifyEnvInfo, type Writer } from 'allure-js-commons/sdk/reporter';
 import AllureVitestReporter from 'allure-vitest/reporter';
 import { type Reporter, startVitest, type TestCase } from 'vitest/node';
+import type { AllureFiles } from '../record/record.ts';
 import type { TestOutcome } from '../record/rollup.ts';
 import { type BrokenModule, type CollectorEvents, OutcomeCollector } from './collector.ts';
 import { mark, STAGE } from './timeline.ts';
@@ -30,7 +31,15 @@ export interface SuiteRun {
 export interface RunSuitesOptions {
   /** The package root: test files are reported relative to it. */
   readonly root: string;
-  /** Where the allure-vitest reporter writes (a staging folder; reports/allure.ts copies it through redaction). */
+  /**
+   * Where the allure-vitest reporter's results go, held in memory (reports/allure.ts writes them
+   * into the report folder through redaction); filled by the time runSuites resolves.
+   */
+  readonly allureResults: AllureFiles;
+  /**
+   * A private folder for the allure-vitest reporter, which is given one: written into only should
+   * its results not reach allureResults (then read back from it when the run ends).
+   */
   readonly allureResultsDir: string;
   /** Shown on the Allure report's environment panel (no secrets). */
   readonly environmentInfo: Record<string, string>;
@@ -55,10 +64,11 @@ export async function runSuites(suiteOptions: VitestOptions, options: RunSuitesO
       options.events?.onCollected?.(tests);
     },
   });
-  const allure = new StagingAllureReporter({
-    resultsDir: options.allureResultsDir,
-    environmentInfo: options.environmentInfo,
-  });
+  const allure = new StagingAllureReporter(
+    { resultsDir: options.allureResultsDir },
+    options.allureResults,
+    options.environmentInfo,
+  );
 
   let deadlineHit = false;
   let timer: NodeJS.Timeout | undefined;
@@ -109,6 +119,7 @@ export async function runSuites(suiteOptions: VitestOptions, options: RunSuitesO
     releaseSignals();
     clearInterval(timer);
     process.chdir(cwd);
+    allure.collect();
     mark(STAGE.testsDone);
   }
 
@@ -152,32 +163,67 @@ export function worstCaseMs(
 }
 
 /**
- * allure-vitest's reporter, writing into the private staging folder without syncing each file to
- * disk: its own writer makes every result durable (a temporary file, fsync, rename), about a
- * millisecond a file on the main thread at the end of the run, for a folder that publish reads once
- * and deletes (the reports it writes from it are publish's to make durable). The results are the same.
- * Should allure-vitest keep its runtime elsewhere one day, its own writer simply stays in place.
+ * allure-vitest's reporter, its results held in memory (`files`) rather than written to disk: its
+ * own writer makes every result and attachment durable (a temporary file, fsync, rename), all of them
+ * on the main thread once the last check ends, for files that publish reads once and writes again
+ * into the report folder (about 0.3 s on a slow disk for a default run's 260 files). The results are
+ * the same. Should allure-vitest keep its runtime elsewhere one day, its own writer stays in place
+ * and writes into its results folder, which collect() then reads.
  */
 class StagingAllureReporter extends AllureVitestReporter {
-  constructor(private readonly staging: ConstructorParameters<typeof AllureVitestReporter>[0]) {
+  private staged = false;
+
+  constructor(
+    private readonly staging: ConstructorParameters<typeof AllureVitestReporter>[0] & { resultsDir: string },
+    private readonly files: AllureFiles,
+    private readonly environmentInfo: Record<string, string>,
+  ) {
     super(staging);
   }
 
   override onInit(vitest: Parameters<AllureVitestReporter['onInit']>[0]): void {
     super.onInit(vitest);
     const runtime = (this as unknown as { allureReporterRuntime?: { writer: Writer } }).allureReporterRuntime;
-    if (runtime && this.staging.resultsDir) runtime.writer = new StagingWriter(this.staging.resultsDir);
+    const writer = new StagingWriter(this.files);
+    if (runtime) {
+      runtime.writer = writer;
+      this.staged = true;
+    }
+    // Written here rather than by onInit (the reporter's config has none): through the writer in use.
+    (runtime?.writer ?? writer).writeEnvironmentInfo(this.environmentInfo);
+  }
+
+  /** Once the run has ended: the results, read back from the folder when they were written there. */
+  collect(): void {
+    if (this.staged) return;
+    readTree(this.staging.resultsDir, '', this.files);
   }
 }
 
-/** allure-js-commons' Writer, as its FileSystemWriter writes, minus the temporary file and fsync of each. */
-export class StagingWriter implements Writer {
-  constructor(private readonly dir: string) {
-    mkdirSync(dir, { recursive: true });
+/** The files of a folder tree into `files`, by their path relative to it ("a/b.json"); none when it is missing. */
+function readTree(dir: string, prefix: string, files: AllureFiles): void {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return;
   }
+  for (const name of names) {
+    const file = path.join(dir, name);
+    if (statSync(file).isDirectory()) readTree(file, `${prefix}${name}/`, files);
+    else files.set(`${prefix}${name}`, readFileSync(file));
+  }
+}
+
+/**
+ * allure-js-commons' Writer, holding what its FileSystemWriter would write into a results folder in
+ * memory instead: file name → the same bytes.
+ */
+export class StagingWriter implements Writer {
+  constructor(private readonly files: AllureFiles) {}
 
   private json(name: string, data: unknown): void {
-    writeFileSync(path.join(this.dir, name), JSON.stringify(data), 'utf-8');
+    this.files.set(name, Buffer.from(JSON.stringify(data), 'utf-8'));
   }
 
   writeResult(result: Parameters<Writer['writeResult']>[0]): void {
@@ -189,15 +235,15 @@ export class StagingWriter implements Writer {
   }
 
   writeAttachment(distFileName: string, content: Buffer): void {
-    writeFileSync(path.join(this.dir, distFileName), content);
+    this.files.set(distFileName, content);
   }
 
   writeAttachmentFromPath(distFileName: string, from: string): void {
-    copyFileSync(from, path.join(this.dir, distFileName));
+    this.files.set(distFileName, readFileSync(from));
   }
 
   writeEnvironmentInfo(info: Parameters<Writer['writeEnvironmentInfo']>[0]): void {
-    writeFileSync(path.join(this.dir, 'environment.properties'), stringifyEnvInfo(info), 'utf-8');
+    this.files.set('environment.properties', Buffer.from(stringifyEnvInfo(info), 'utf-8'));
   }
 
   writeCategoriesDefinitions(categories: Parameters<Writer['writeCategoriesDefinitions']>[0]): void {
