@@ -181,11 +181,19 @@ interface Reached {
  */
 async function stages(run: Run, givenDeps: Dependencies | undefined): Promise<number> {
   // vitest and allure-vitest (about 0.3 s to load) load while the plan is made and the target
-  // opens; awaited only once the spec is known good.
+  // opens; awaited only once the spec is known good. The dependencies load first, alone (a few
+  // modules): the reference's thread starts as soon as they are in, rather than when they have come
+  // through vitest's loading too, and is listening by the time vitest has loaded.
+  const deps = quietly(
+    givenDeps ? Promise.resolve(givenDeps) : import('./dependencies.ts').then((m) => m.defaultDependencies),
+  );
   const loading = {
-    suites: quietly(import('./suites.ts')),
-    deps: quietly(
-      givenDeps ? Promise.resolve(givenDeps) : import('./dependencies.ts').then((m) => m.defaultDependencies),
+    deps,
+    suites: quietly(
+      deps.then(
+        () => import('./suites.ts'),
+        () => import('./suites.ts'),
+      ),
     ),
   };
   const reached: Reached = {};

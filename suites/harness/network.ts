@@ -16,7 +16,78 @@ import type { Network, TlsSettings } from './config.ts';
 
 // undici is loaded when a dispatcher is made, not with this module: the command imports this module
 // at its start for proxySecrets(), and a run against the bundled reference never makes one there.
-const undici = () => createRequire(import.meta.url)('undici') as typeof import('undici');
+
+/** What the harness uses of undici. */
+interface UndiciParts {
+  readonly Agent: typeof import('undici').Agent;
+  readonly EnvHttpProxyAgent: typeof import('undici').EnvHttpProxyAgent;
+  /** undici's request(), sent through `dispatcher`. */
+  request(dispatcher: Dispatcher, url: string, options: RequestOptions): Promise<Dispatcher.ResponseData>;
+}
+
+/** The options of a request besides its URL (undici's request() options, less its dispatcher). */
+export type RequestOptions = Omit<Dispatcher.RequestOptions, 'origin' | 'path'>;
+
+let parts: UndiciParts | undefined;
+
+/**
+ * undici's Agent, EnvHttpProxyAgent and request(), loaded from their own modules, once, and wired as
+ * undici's index wires them (its request API on every dispatcher: a proxy agent connects through
+ * it). The index loads all undici offers besides (fetch, WebSocket, caches, cookies, mocks,
+ * interceptors) and cost a worker's start about 80 ms before the first suite file was collected;
+ * these take about 35. request() reads the URL with undici's own parseURL and gives the dispatcher
+ * its origin and path, as undici's request(url, { dispatcher }) does. Should an undici release move
+ * these modules, its index is loaded instead.
+ */
+function undici(): UndiciParts {
+  if (parts) return parts;
+  const require = createRequire(import.meta.url);
+  try {
+    const Dispatcher = require('undici/lib/dispatcher/dispatcher.js') as { prototype: object };
+    const api = require('undici/lib/api/index.js') as { request?: unknown; connect?: unknown };
+    const { parseURL } = require('undici/lib/core/util.js') as { parseURL(url: string): URL };
+    const Agent = require('undici/lib/dispatcher/agent.js');
+    const EnvHttpProxyAgent = require('undici/lib/dispatcher/env-http-proxy-agent.js');
+    if (
+      typeof api.request !== 'function' ||
+      typeof api.connect !== 'function' ||
+      typeof parseURL !== 'function' ||
+      typeof Agent !== 'function' ||
+      typeof EnvHttpProxyAgent !== 'function'
+    )
+      throw new Error('undici: not the modules this was written for');
+    Object.assign(Dispatcher.prototype, api);
+    parts = {
+      Agent,
+      EnvHttpProxyAgent,
+      request(dispatcher, url, options) {
+        const parsed = parseURL(url);
+        return dispatcher.request({
+          ...options,
+          origin: parsed.origin,
+          path: parsed.search ? `${parsed.pathname}${parsed.search}` : parsed.pathname,
+        });
+      },
+    };
+  } catch {
+    const whole = require('undici') as typeof import('undici');
+    parts = {
+      Agent: whole.Agent,
+      EnvHttpProxyAgent: whole.EnvHttpProxyAgent,
+      request: (dispatcher, url, options) => whole.request(url, { ...options, dispatcher }),
+    };
+  }
+  return parts;
+}
+
+/** Sends one request through `dispatcher` (undici's request(url, { ...options, dispatcher })). */
+export function sendRequest(
+  dispatcher: Dispatcher,
+  url: string,
+  options: RequestOptions,
+): Promise<Dispatcher.ResponseData> {
+  return undici().request(dispatcher, url, options);
+}
 
 /** Connection-pool options of the dispatcher (undici Agent options). */
 export interface PoolOptions {
