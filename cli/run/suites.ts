@@ -7,6 +7,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { stringifyEnvInfo, type Writer } from 'allure-js-commons/sdk/reporter';
 import AllureVitestReporter from 'allure-vitest/reporter';
+import type { RunnerTask } from 'vitest';
 import { type Reporter, startVitest, type TestCase } from 'vitest/node';
 import type { AllureFiles } from '../record/record.ts';
 import type { TestOutcome } from '../record/rollup.ts';
@@ -169,9 +170,16 @@ export function worstCaseMs(
  * into the report folder (about 0.3 s on a slow disk for a default run's 260 files). The results are
  * the same. Should allure-vitest keep its runtime elsewhere one day, its own writer stays in place
  * and writes into its results folder, which collect() then reads.
+ *
+ * Each test is handled (allure-vitest's handleTask) as soon as it has finished, on the main thread
+ * while the checks go on, rather than all of them once the last check ends (about 40 ms then, on the
+ * run's critical path); what it wrote is kept aside and put in place, in the order allure-vitest
+ * handles the tests at the run's end, when the run ends. A test not finished by then is handled then.
  */
 class StagingAllureReporter extends AllureVitestReporter {
-  private staged = false;
+  private writer: StagingWriter | undefined;
+  /** Tests handled as they finished, by task id: the files each wrote and the global messages it left. */
+  private readonly finished = new Map<string, { files: AllureFiles; globals: unknown[] }>();
 
   constructor(
     private readonly staging: ConstructorParameters<typeof AllureVitestReporter>[0] & { resultsDir: string },
@@ -187,15 +195,51 @@ class StagingAllureReporter extends AllureVitestReporter {
     const writer = new StagingWriter(this.files);
     if (runtime) {
       runtime.writer = writer;
-      this.staged = true;
+      this.writer = writer;
     }
     // Written here rather than by onInit (the reporter's config has none): through the writer in use.
     (runtime?.writer ?? writer).writeEnvironmentInfo(this.environmentInfo);
   }
 
+  onTestCaseResult(test: TestCase): void {
+    const task = (test as unknown as { task?: RunnerTask }).task;
+    const globals = this.globalMessages();
+    const writer = this.writer;
+    if (!writer || !task || task.type !== 'test' || !globals || this.finished.has(task.id)) return;
+    const files: AllureFiles = new Map();
+    const before = globals.length;
+    writer.target = files;
+    try {
+      super.handleTask(task);
+    } catch {
+      // Left to the run's end, where allure-vitest handles it as it always has.
+      globals.splice(before);
+      return;
+    } finally {
+      writer.target = this.files;
+    }
+    this.finished.set(task.id, { files, globals: globals.splice(before) });
+  }
+
+  override handleTask(task: RunnerTask): void {
+    const done = task.type === 'test' ? this.finished.get(task.id) : undefined;
+    if (!done) {
+      super.handleTask(task);
+      return;
+    }
+    for (const [name, content] of done.files) this.files.set(name, content);
+    this.globalMessages()?.push(...done.globals);
+  }
+
+  /** allure-vitest's global messages of the run so far (hooks that failed), or undefined should it keep them elsewhere. */
+  private globalMessages(): unknown[] | undefined {
+    const messages = (this as unknown as { globalRuntimeMessages?: unknown }).globalRuntimeMessages;
+    return Array.isArray(messages) ? messages : undefined;
+  }
+
   /** Once the run has ended: the results, read back from the folder when they were written there. */
   collect(): void {
-    if (this.staged) return;
+    if (this.writer) return;
     readTree(this.staging.resultsDir, '', this.files);
   }
 }
@@ -220,10 +264,11 @@ function readTree(dir: string, prefix: string, files: AllureFiles): void {
  * memory instead: file name → the same bytes.
  */
 export class StagingWriter implements Writer {
-  constructor(private readonly files: AllureFiles) {}
+  /** Where the files go (the run's files, or those of one test while it is handled). */
+  constructor(public target: AllureFiles) {}
 
   private json(name: string, data: unknown): void {
-    this.files.set(name, Buffer.from(JSON.stringify(data), 'utf-8'));
+    this.target.set(name, Buffer.from(JSON.stringify(data), 'utf-8'));
   }
 
   writeResult(result: Parameters<Writer['writeResult']>[0]): void {
@@ -235,15 +280,15 @@ export class StagingWriter implements Writer {
   }
 
   writeAttachment(distFileName: string, content: Buffer): void {
-    this.files.set(distFileName, content);
+    this.target.set(distFileName, content);
   }
 
   writeAttachmentFromPath(distFileName: string, from: string): void {
-    this.files.set(distFileName, readFileSync(from));
+    this.target.set(distFileName, readFileSync(from));
   }
 
   writeEnvironmentInfo(info: Parameters<Writer['writeEnvironmentInfo']>[0]): void {
-    this.files.set('environment.properties', Buffer.from(stringifyEnvInfo(info), 'utf-8'));
+    this.target.set('environment.properties', Buffer.from(stringifyEnvInfo(info), 'utf-8'));
   }
 
   writeCategoriesDefinitions(categories: Parameters<Writer['writeCategoriesDefinitions']>[0]): void {
