@@ -5,6 +5,8 @@
  * built anywhere later is masked too.
  */
 
+import { isUtf8 } from 'node:buffer';
+
 export const MASK = '***';
 
 export interface Redactor {
@@ -64,8 +66,8 @@ export function createRedactor(secrets: readonly (string | undefined)[]): Redact
 
 /** Authorization values are masked in text form only when the bytes are valid UTF-8 text. */
 function maskAuthorizationBytes(value: Buffer): Buffer {
+  if (!isUtf8(value)) return value;
   const asText = value.toString('utf8');
-  if (!Buffer.from(asText, 'utf8').equals(value)) return value;
   const masked = maskAuthorization(asText);
   return masked === asText ? value : Buffer.from(masked, 'utf8');
 }
