@@ -34,16 +34,32 @@ export const allureResults: Writer = {
   name: 'allure-results/',
   write(record, { folder }) {
     const { checks } = record;
-    if (record.error !== undefined || checks === undefined || folder === undefined) return;
+    if (record.error !== undefined || checks === undefined || folder === undefined) {
+      // Attachments written ahead while the checks ran (allureAttachments) go with the results.
+      folder?.discard(ALLURE_RESULTS);
+      return;
+    }
     prepareAllureResults(checks.allureResults, {
       record,
       catalog: checks.catalog,
       outcomes: checks.outcomes,
       previous: previousStatuses(path.join(folder.dir, HISTORY_FILE)),
     });
-    folder.writeAll(checks.allureResults, 'allure-results');
+    folder.writeAll(checks.allureResults, ALLURE_RESULTS);
   },
 };
+
+/** The report folder's sub-folder of Allure results. */
+export const ALLURE_RESULTS = 'allure-results';
+
+/**
+ * The attachments among files a test staged (allure-js-commons names them `<uuid>-attachment.<ext>`):
+ * prepareAllureResults() keeps them as they are, so that they can be written ahead into the report
+ * folder while the checks run (ReportFolder.writeAhead).
+ */
+export function allureAttachments(files: ReadonlyMap<string, Buffer>): Map<string, Buffer> {
+  return new Map([...files].filter(([name]) => /^[^/]*-attachment(\.[^/]*)?$/.test(name)));
+}
 
 /** The parts of an Allure 2 result file this module reads and writes. */
 export interface AllureStep {

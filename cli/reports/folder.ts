@@ -53,6 +53,12 @@ export function rotateReportDir(reportDir: string, previousReportDir: string): v
 export class ReportFolder {
   private cleared = false;
   private readonly files: string[] = [];
+  /** Files written ahead into a sub-folder (writeAhead), by sub-folder: name → the bytes given. */
+  private readonly ahead = new Map<string, Map<string, Buffer>>();
+  /** Removes what was written ahead should the process end before it is published or discarded. */
+  private readonly onExit = () => {
+    for (const name of this.ahead.keys()) rmSync(path.join(this.dir, name), { recursive: true, force: true });
+  };
 
   constructor(
     /** Absolute. */
@@ -88,16 +94,61 @@ export class ReportFolder {
     this.files.push(name);
   }
 
-  /** Writes files held in memory (a reporter's staged results, by name) in as `name`/, each redacted. */
+  /**
+   * Writes files held in memory (a reporter's staged results, by name) in as `name`/, each redacted;
+   * a file already written ahead with these very bytes is not written again.
+   */
   writeAll(files: ReadonlyMap<string, Buffer>, name: string): void {
+    const ahead = this.ahead.get(name);
     const to = path.join(this.dir, name);
     makeDirs(to);
     for (const [file, content] of files) {
+      if (ahead?.get(file) === content) continue;
       const target = path.join(to, file);
       if (file.includes('/')) makeDirs(path.dirname(target));
       writeFileSync(target, this.redactor.bytes(content));
     }
+    this.settle(name);
     this.files.push(`${name}/`);
+  }
+
+  /**
+   * Writes files into `name`/ before the run publishes it, each redacted (the attachments of the
+   * checks' results, as each check finishes: they do not change, and writing them while the checks
+   * run spares the run's end a file each). writeAll() then writes the rest; discard() removes the
+   * sub-folder should the run publish none, as does the process's end before either. Once cleared
+   * only. A file that cannot be written here is left to writeAll().
+   */
+  writeAhead(name: string, files: ReadonlyMap<string, Buffer>): void {
+    if (!this.cleared || files.size === 0) return;
+    let ahead = this.ahead.get(name);
+    try {
+      if (!ahead) {
+        makeDirs(path.join(this.dir, name));
+        ahead = new Map();
+        if (this.ahead.size === 0) process.on('exit', this.onExit);
+        this.ahead.set(name, ahead);
+      }
+      for (const [file, content] of files) {
+        if (file.includes('/')) continue;
+        writeFileSync(path.join(this.dir, name, file), this.redactor.bytes(content));
+        ahead.set(file, content);
+      }
+    } catch {
+      // writeAll() writes it, and says so if it cannot.
+    }
+  }
+
+  /** Removes what was written ahead into `name`/, for a run that publishes no `name`/. */
+  discard(name: string): void {
+    if (!this.ahead.has(name)) return;
+    rmSync(path.join(this.dir, name), { recursive: true, force: true });
+    this.settle(name);
+  }
+
+  private settle(name: string): void {
+    if (!this.ahead.delete(name)) return;
+    if (this.ahead.size === 0) process.off('exit', this.onExit);
   }
 
   /**

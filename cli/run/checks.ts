@@ -63,6 +63,8 @@ export interface RunChecksInput {
   readonly events?: CollectorEvents;
   /** Bytes of each body the exchange log keeps (0: sizes only). */
   readonly logBodyBytes: number;
+  /** What each test staged of the Allure results, once it has finished (see RunSuitesOptions). */
+  readonly onAllureStaged?: (files: ReadonlyMap<string, Buffer>) => void;
   /** Aborted when the run is interrupted: the checks are cancelled. */
   readonly stop?: AbortSignal;
 }
@@ -84,6 +86,7 @@ export async function runChecks(input: RunChecksInput): Promise<Checked> {
     root: deps.root(),
     allureResults: input.staging.allureResults,
     allureResultsDir: input.staging.allureResultsDir,
+    ...(input.onAllureStaged ? { onAllureStaged: input.onAllureStaged } : {}),
     environmentInfo: environmentInfo(config, deps.version()),
     ...(deps.startupMs === undefined ? {} : { startupMs: deps.startupMs }),
     ...(input.events ? { events: input.events } : {}),

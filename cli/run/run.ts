@@ -25,6 +25,7 @@ import { LOG_BODY_BYTES, readExchangeLog } from '../record/exchanges.ts';
 import { cannotJudgeRecord, type RunRecord } from '../record/record.ts';
 import type { RerunSource } from '../record/rerun.ts';
 import { responseTimeStats, timingsOfExchanges } from '../record/timings.ts';
+import { ALLURE_RESULTS, allureAttachments } from '../reports/allure.ts';
 import { type CheckInfo, EventStream } from '../reports/events.ts';
 import { checkReportDirs, ReportFolder } from '../reports/folder.ts';
 import { createRedactor, type Redactor, redactStream } from '../reports/redact.ts';
@@ -279,6 +280,9 @@ async function judged(
     runSuites,
     staging,
     logBodyBytes: run.options.har ? LOG_BODY_BYTES : 0,
+    // Each check's attachments go into the report folder as it finishes, while the main thread
+    // waits on the checks, rather than at the run's end (one file each: about 0.2 s on a slow disk).
+    onAllureStaged: (files) => folder.writeAhead(ALLURE_RESULTS, allureAttachments(files)),
     ...(run.stop ? { stop: run.stop } : {}),
     events: {
       onCollected: (tests) =>

@@ -42,6 +42,11 @@ export interface RunSuitesOptions {
    * its results not reach allureResults (then read back from it when the run ends).
    */
   readonly allureResultsDir: string;
+  /**
+   * Called with what each test staged into allureResults once it has finished (while the checks go
+   * on): its result and its attachments, which stay as they are.
+   */
+  readonly onAllureStaged?: (files: ReadonlyMap<string, Buffer>) => void;
   /** Shown on the Allure report's environment panel (no secrets). */
   readonly environmentInfo: Record<string, string>;
   readonly events?: CollectorEvents;
@@ -69,6 +74,7 @@ export async function runSuites(suiteOptions: VitestOptions, options: RunSuitesO
     { resultsDir: options.allureResultsDir },
     options.allureResults,
     options.environmentInfo,
+    options.onAllureStaged,
   );
 
   let deadlineHit = false;
@@ -185,6 +191,7 @@ class StagingAllureReporter extends AllureVitestReporter {
     private readonly staging: ConstructorParameters<typeof AllureVitestReporter>[0] & { resultsDir: string },
     private readonly files: AllureFiles,
     private readonly environmentInfo: Record<string, string>,
+    private readonly onStaged?: (files: ReadonlyMap<string, Buffer>) => void,
   ) {
     super(staging);
   }
@@ -219,6 +226,7 @@ class StagingAllureReporter extends AllureVitestReporter {
       writer.target = this.files;
     }
     this.finished.set(task.id, { files, globals: globals.splice(before) });
+    this.onStaged?.(files);
   }
 
   override handleTask(task: RunnerTask): void {
