@@ -32,11 +32,11 @@ import type { Writer } from './writer.ts';
  */
 export const allureResults: Writer = {
   name: 'allure-results/',
-  write(record, { folder }) {
+  async write(record, { folder }) {
     const { checks } = record;
     if (record.error !== undefined || checks === undefined || folder === undefined) {
       // Attachments written ahead while the checks ran (allureAttachments) go with the results.
-      folder?.discard(ALLURE_RESULTS);
+      await folder?.discard(ALLURE_RESULTS);
       return;
     }
     prepareAllureResults(checks.allureResults, {
@@ -45,7 +45,7 @@ export const allureResults: Writer = {
       outcomes: checks.outcomes,
       previous: previousStatuses(path.join(folder.dir, HISTORY_FILE)),
     });
-    folder.writeAll(checks.allureResults, ALLURE_RESULTS);
+    await folder.writeAll(checks.allureResults, ALLURE_RESULTS);
   },
 };
 
