@@ -58,11 +58,18 @@ export interface ChecksLeft {
   /** The catalog the checks answered to: the outputs quote its sources. */
   readonly catalog: Pick<Catalog, 'requirements' | 'unspecified'>;
   /**
-   * The private folder the Allure reporter wrote the checks' results into, their requests and
-   * responses attached; gone once the run is published.
+   * What the Allure reporter wrote of the checks' results, their requests and responses attached,
+   * held in memory by file name (see AllureFiles); gone once the run is published.
    */
-  readonly allureResultsDir: string;
+  readonly allureResults: AllureFiles;
 }
+
+/**
+ * Files as an Allure writer writes them into a results folder, held in memory: file name → bytes.
+ * The checks' results are staged here rather than in a folder, and written once, redacted, into the
+ * report folder.
+ */
+export type AllureFiles = Map<string, Buffer>;
 
 /**
  * The exit status of a run (CONTRACT.md): 2 when it could not judge; else the gate of its expected

@@ -14,13 +14,13 @@
  *   every failure, and what the service document leaves unspecified with what the suite tolerates.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Catalog, Requirement } from '../../catalog/catalog.ts';
 import { rfcLinks } from '../../suites/harness/allure.ts';
 import { excuseText } from '../record/expected.ts';
 import { retriedLine, retriesText } from '../record/flaky.ts';
-import type { RunRecord } from '../record/record.ts';
+import type { AllureFiles, RunRecord } from '../record/record.ts';
 import { isBlockedResult, type RequirementResult, type Status, type TestOutcome } from '../record/rollup.ts';
 import { operationLabel, optionsText } from '../record/views.ts';
 import { HISTORY_FILE } from './folder.ts';
@@ -28,22 +28,38 @@ import type { Writer } from './writer.ts';
 
 /**
  * allure-results/, for a run that judged: what the Allure reporter staged, rewritten into one
- * result per requirement (see the top of this file), copied into the report folder redacted.
+ * result per requirement (see the top of this file), written into the report folder redacted.
  */
 export const allureResults: Writer = {
   name: 'allure-results/',
-  write(record, { folder }) {
+  async write(record, { folder }) {
     const { checks } = record;
-    if (record.error !== undefined || checks === undefined || folder === undefined) return;
-    prepareAllureResults(checks.allureResultsDir, {
+    if (record.error !== undefined || checks === undefined || folder === undefined) {
+      // Attachments written ahead while the checks ran (allureAttachments) go with the results.
+      await folder?.discard(ALLURE_RESULTS);
+      return;
+    }
+    prepareAllureResults(checks.allureResults, {
       record,
       catalog: checks.catalog,
       outcomes: checks.outcomes,
       previous: previousStatuses(path.join(folder.dir, HISTORY_FILE)),
     });
-    folder.copy(checks.allureResultsDir, 'allure-results');
+    await folder.writeAll(checks.allureResults, ALLURE_RESULTS);
   },
 };
+
+/** The report folder's sub-folder of Allure results. */
+export const ALLURE_RESULTS = 'allure-results';
+
+/**
+ * The attachments among files a test staged (allure-js-commons names them `<uuid>-attachment.<ext>`):
+ * prepareAllureResults() keeps them as they are, so that they can be written ahead into the report
+ * folder while the checks run (ReportFolder.writeAhead).
+ */
+export function allureAttachments(files: ReadonlyMap<string, Buffer>): Map<string, Buffer> {
+  return new Map([...files].filter(([name]) => /^[^/]*-attachment(\.[^/]*)?$/.test(name)));
+}
 
 /** The parts of an Allure 2 result file this module reads and writes. */
 export interface AllureStep {
@@ -79,26 +95,25 @@ export interface AllureRun {
 
 const SEVERITY = { MUST: 'critical', SHOULD: 'normal', MAY: 'minor' } as const;
 
-/** Rewrites an allure-vitest results folder into the report's results (see the top of this file). */
-export function prepareAllureResults(dir: string, run: AllureRun): void {
-  // A run whose reporter wrote nothing (cut short before any check ended) is still reported.
-  mkdirSync(dir, { recursive: true });
+/**
+ * Rewrites the results allure-vitest staged (file name → bytes) into the report's results, in
+ * place (see the top of this file). A run whose reporter wrote nothing (cut short before any check
+ * ended) is still reported.
+ */
+export function prepareAllureResults(files: AllureFiles, run: AllureRun): void {
   const checks: AllureResult[] = [];
-  for (const name of readdirSync(dir)) {
+  for (const [name, content] of files) {
     if (!name.endsWith('-result.json')) continue;
-    const file = path.join(dir, name);
     try {
-      checks.push(JSON.parse(readFileSync(file, 'utf8')) as AllureResult);
+      checks.push(JSON.parse(content.toString('utf8')) as AllureResult);
     } catch {
       // A result the reporter could not finish writing: its check is still in the roll-up.
     }
-    rmSync(file);
+    files.delete(name);
   }
-  const { results, files } = requirementResults(checks, run);
-  for (const result of results) {
-    writeFileSync(path.join(dir, `${result.uuid}-result.json`), JSON.stringify(result));
-  }
-  for (const file of files) writeFileSync(path.join(dir, file.name), file.content);
+  const { results, files: added } = requirementResults(checks, run);
+  for (const result of results) files.set(`${result.uuid}-result.json`, Buffer.from(JSON.stringify(result)));
+  for (const file of added) files.set(file.name, Buffer.from(file.content));
 }
 
 /** The report's results from the checks' results: pure, for the tests. */

@@ -15,6 +15,7 @@ import {
   statSync,
   writeFileSync,
 } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { makeDirs, whyNotCreatable } from '../record/dirs.ts';
 import { CannotJudgeError, oneLine } from '../record/errors.ts';
@@ -53,6 +54,12 @@ export function rotateReportDir(reportDir: string, previousReportDir: string): v
 export class ReportFolder {
   private cleared = false;
   private readonly files: string[] = [];
+  /** Files written ahead into a sub-folder (writeAhead), by sub-folder: name → the bytes given, and the writes. */
+  private readonly ahead = new Map<string, { written: Map<string, Buffer>; pending: Promise<void>[] }>();
+  /** Removes what was written ahead should the process end before it is published or discarded. */
+  private readonly onExit = () => {
+    for (const name of this.ahead.keys()) rmSync(path.join(this.dir, name), { recursive: true, force: true });
+  };
 
   constructor(
     /** Absolute. */
@@ -98,10 +105,71 @@ export class ReportFolder {
     this.files.push(name);
   }
 
-  /** Copies a folder tree (a reporter's private staging folder) in as `name`/, each file redacted. */
-  copy(from: string, name: string): void {
-    copyRedacted(from, path.join(this.dir, name), this.redactor);
+  /**
+   * Writes files held in memory (a reporter's staged results, by name) in as `name`/, each redacted;
+   * a file already written ahead with these very bytes is not written again (those written ahead
+   * are waited for first).
+   */
+  async writeAll(files: ReadonlyMap<string, Buffer>, name: string): Promise<void> {
+    const ahead = this.ahead.get(name);
+    if (ahead) await Promise.all(ahead.pending);
+    const to = path.join(this.dir, name);
+    makeDirs(to);
+    for (const [file, content] of files) {
+      if (ahead?.written.get(file) === content) continue;
+      const target = path.join(to, file);
+      if (file.includes('/')) makeDirs(path.dirname(target));
+      writeFileSync(target, this.redactor.bytes(content));
+    }
+    this.settle(name);
     this.files.push(`${name}/`);
+  }
+
+  /**
+   * Writes files into `name`/ before the run publishes it, each redacted (the attachments of the
+   * checks' results, as each check finishes: they do not change). The writes are left to Node's
+   * thread pool, so that the main thread, which relays the checks' progress, is not held by them,
+   * and the run's end no longer writes a file each. writeAll() then writes the rest; discard()
+   * removes the sub-folder should the run publish none, as does the process's end before either.
+   * Once cleared only. A file that cannot be written here is left to writeAll().
+   */
+  writeAhead(name: string, files: ReadonlyMap<string, Buffer>): void {
+    if (!this.cleared || files.size === 0) return;
+    let ahead = this.ahead.get(name);
+    if (!ahead) {
+      try {
+        makeDirs(path.join(this.dir, name));
+      } catch {
+        return; // writeAll() says why
+      }
+      ahead = { written: new Map(), pending: [] };
+      if (this.ahead.size === 0) process.on('exit', this.onExit);
+      this.ahead.set(name, ahead);
+    }
+    const { written, pending } = ahead;
+    for (const [file, content] of files) {
+      if (file.includes('/')) continue;
+      written.set(file, content);
+      pending.push(
+        writeFile(path.join(this.dir, name, file), this.redactor.bytes(content)).catch(() => {
+          written.delete(file);
+        }),
+      );
+    }
+  }
+
+  /** Removes what was written ahead into `name`/, for a run that publishes no `name`/. */
+  async discard(name: string): Promise<void> {
+    const ahead = this.ahead.get(name);
+    if (!ahead) return;
+    await Promise.all(ahead.pending);
+    rmSync(path.join(this.dir, name), { recursive: true, force: true });
+    this.settle(name);
+  }
+
+  private settle(name: string): void {
+    if (!this.ahead.delete(name)) return;
+    if (this.ahead.size === 0) process.off('exit', this.onExit);
   }
 
   /**
@@ -118,17 +186,6 @@ export class ReportFolder {
 export function displayPath(file: string, cwd: string): string {
   const relative = path.relative(cwd, file);
   return relative && !relative.startsWith('..') && !path.isAbsolute(relative) ? relative : file;
-}
-
-/** Copies a folder tree, each file through the redactor. */
-export function copyRedacted(from: string, to: string, redactor: Redactor): void {
-  makeDirs(to);
-  for (const name of readdirSync(from)) {
-    const source = path.join(from, name);
-    const target = path.join(to, name);
-    if (statSync(source).isDirectory()) copyRedacted(source, target, redactor);
-    else writeFileSync(target, redactor.bytes(readFileSync(source)));
-  }
 }
 
 /** Redacts a folder tree in place (the rendered HTML report, made from already redacted results). */

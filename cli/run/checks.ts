@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Config } from '../../suites/harness/config.ts';
 import { EXCHANGE_LOG_KEY, type ExchangeLogSettings } from '../../suites/harness/exchange-log.ts';
+import type { AllureFiles } from '../record/record.ts';
 import type { TestOutcome } from '../record/rollup.ts';
 import type { CollectorEvents } from './collector.ts';
 import type { Dependencies } from './dependencies.ts';
@@ -20,10 +21,13 @@ export interface Checked {
 }
 
 /**
- * The private folder the Allure reporter and the exchange log write into; gone after dispose(), or
- * when the run is interrupted.
+ * The private folder the exchange log is written into, gone after dispose() or when the run is
+ * interrupted, and the Allure results held in memory.
  */
 export interface Staging {
+  /** What the Allure reporter wrote, by file name (filled when the checks end). */
+  readonly allureResults: AllureFiles;
+  /** The Allure reporter's own folder, written into only if its results cannot be held in memory (suites.ts). */
   readonly allureResultsDir: string;
   /** Where the workers append the exchange log (suites/harness/exchange-log.ts; read by cli/record/exchanges.ts). */
   readonly exchangeLogDir: string;
@@ -39,6 +43,7 @@ export function openStaging(): Staging {
   const remove = () => rmSync(dir, { recursive: true, force: true });
   process.on('exit', remove);
   return {
+    allureResults: new Map(),
     allureResultsDir: path.join(dir, 'allure-results'),
     exchangeLogDir: path.join(dir, 'exchanges'),
     dispose() {
@@ -58,6 +63,8 @@ export interface RunChecksInput {
   readonly events?: CollectorEvents;
   /** Bytes of each body the exchange log keeps (0: sizes only). */
   readonly logBodyBytes: number;
+  /** What each test staged of the Allure results, once it has finished (see RunSuitesOptions). */
+  readonly onAllureStaged?: (files: ReadonlyMap<string, Buffer>) => void;
   /** Aborted when the run is interrupted: the checks are cancelled. */
   readonly stop?: AbortSignal;
 }
@@ -77,7 +84,9 @@ export async function runChecks(input: RunChecksInput): Promise<Checked> {
   options.provide = { ...options.provide, [EXCHANGE_LOG_KEY]: exchangeLog };
   const suiteRun = await input.runSuites(options, {
     root: deps.root(),
+    allureResults: input.staging.allureResults,
     allureResultsDir: input.staging.allureResultsDir,
+    ...(input.onAllureStaged ? { onAllureStaged: input.onAllureStaged } : {}),
     environmentInfo: environmentInfo(config, deps.version()),
     ...(deps.startupMs === undefined ? {} : { startupMs: deps.startupMs }),
     ...(input.events ? { events: input.events } : {}),

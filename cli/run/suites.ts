@@ -3,11 +3,13 @@
  * does: the run's deadline grows with the tests collected (each test and hook has its own timeout),
  * and past it the run is cancelled and its unfinished tests fail.
  */
-import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { stringifyEnvInfo, type Writer } from 'allure-js-commons/sdk/reporter';
 import AllureVitestReporter from 'allure-vitest/reporter';
+import type { RunnerTask } from 'vitest';
 import { type Reporter, startVitest, type TestCase } from 'vitest/node';
+import type { AllureFiles } from '../record/record.ts';
 import type { TestOutcome } from '../record/rollup.ts';
 import { type BrokenModule, type CollectorEvents, OutcomeCollector } from './collector.ts';
 import { mark, STAGE } from './timeline.ts';
@@ -30,8 +32,21 @@ export interface SuiteRun {
 export interface RunSuitesOptions {
   /** The package root: test files are reported relative to it. */
   readonly root: string;
-  /** Where the allure-vitest reporter writes (a staging folder; reports/allure.ts copies it through redaction). */
+  /**
+   * Where the allure-vitest reporter's results go, held in memory (reports/allure.ts writes them
+   * into the report folder through redaction); filled by the time runSuites resolves.
+   */
+  readonly allureResults: AllureFiles;
+  /**
+   * A private folder for the allure-vitest reporter, which is given one: written into only should
+   * its results not reach allureResults (then read back from it when the run ends).
+   */
   readonly allureResultsDir: string;
+  /**
+   * Called with what each test staged into allureResults once it has finished (while the checks go
+   * on): its result and its attachments, which stay as they are.
+   */
+  readonly onAllureStaged?: (files: ReadonlyMap<string, Buffer>) => void;
   /** Shown on the Allure report's environment panel (no secrets). */
   readonly environmentInfo: Record<string, string>;
   readonly events?: CollectorEvents;
@@ -55,10 +70,12 @@ export async function runSuites(suiteOptions: VitestOptions, options: RunSuitesO
       options.events?.onCollected?.(tests);
     },
   });
-  const allure = new StagingAllureReporter({
-    resultsDir: options.allureResultsDir,
-    environmentInfo: options.environmentInfo,
-  });
+  const allure = new StagingAllureReporter(
+    { resultsDir: options.allureResultsDir },
+    options.allureResults,
+    options.environmentInfo,
+    options.onAllureStaged,
+  );
 
   let deadlineHit = false;
   let timer: NodeJS.Timeout | undefined;
@@ -109,6 +126,7 @@ export async function runSuites(suiteOptions: VitestOptions, options: RunSuitesO
     releaseSignals();
     clearInterval(timer);
     process.chdir(cwd);
+    allure.collect();
     mark(STAGE.testsDone);
   }
 
@@ -152,32 +170,113 @@ export function worstCaseMs(
 }
 
 /**
- * allure-vitest's reporter, writing into the private staging folder without syncing each file to
- * disk: its own writer makes every result durable (a temporary file, fsync, rename), about a
- * millisecond a file on the main thread at the end of the run, for a folder that publish reads once
- * and deletes (the reports it writes from it are publish's to make durable). The results are the same.
- * Should allure-vitest keep its runtime elsewhere one day, its own writer simply stays in place.
+ * allure-vitest's reporter, its results held in memory (`files`) rather than written to disk: its
+ * own writer makes every result and attachment durable (a temporary file, fsync, rename), all of them
+ * on the main thread once the last check ends, for files that publish reads once and writes again
+ * into the report folder (about 0.3 s on a slow disk for a default run's 260 files). The results are
+ * the same. Should allure-vitest keep its runtime elsewhere one day, its own writer stays in place
+ * and writes into its results folder, which collect() then reads.
+ *
+ * Each test is handled (allure-vitest's handleTask) as soon as it has finished, on the main thread
+ * while the checks go on, rather than all of them once the last check ends (about 40 ms then, on the
+ * run's critical path); what it wrote is kept aside and put in place, in the order allure-vitest
+ * handles the tests at the run's end, when the run ends. A test not finished by then is handled then.
  */
 class StagingAllureReporter extends AllureVitestReporter {
-  constructor(private readonly staging: ConstructorParameters<typeof AllureVitestReporter>[0]) {
+  private writer: StagingWriter | undefined;
+  /** Tests handled as they finished, by task id: the files each wrote and the global messages it left. */
+  private readonly finished = new Map<string, { files: AllureFiles; globals: unknown[] }>();
+
+  constructor(
+    private readonly staging: ConstructorParameters<typeof AllureVitestReporter>[0] & { resultsDir: string },
+    private readonly files: AllureFiles,
+    private readonly environmentInfo: Record<string, string>,
+    private readonly onStaged?: (files: ReadonlyMap<string, Buffer>) => void,
+  ) {
     super(staging);
   }
 
   override onInit(vitest: Parameters<AllureVitestReporter['onInit']>[0]): void {
     super.onInit(vitest);
     const runtime = (this as unknown as { allureReporterRuntime?: { writer: Writer } }).allureReporterRuntime;
-    if (runtime && this.staging.resultsDir) runtime.writer = new StagingWriter(this.staging.resultsDir);
+    const writer = new StagingWriter(this.files);
+    if (runtime) {
+      runtime.writer = writer;
+      this.writer = writer;
+    }
+    // Written here rather than by onInit (the reporter's config has none): through the writer in use.
+    (runtime?.writer ?? writer).writeEnvironmentInfo(this.environmentInfo);
+  }
+
+  onTestCaseResult(test: TestCase): void {
+    const task = (test as unknown as { task?: RunnerTask }).task;
+    const globals = this.globalMessages();
+    const writer = this.writer;
+    if (!writer || !task || task.type !== 'test' || !globals || this.finished.has(task.id)) return;
+    const files: AllureFiles = new Map();
+    const before = globals.length;
+    writer.target = files;
+    try {
+      super.handleTask(task);
+    } catch {
+      // Left to the run's end, where allure-vitest handles it as it always has.
+      globals.splice(before);
+      return;
+    } finally {
+      writer.target = this.files;
+    }
+    this.finished.set(task.id, { files, globals: globals.splice(before) });
+    this.onStaged?.(files);
+  }
+
+  override handleTask(task: RunnerTask): void {
+    const done = task.type === 'test' ? this.finished.get(task.id) : undefined;
+    if (!done) {
+      super.handleTask(task);
+      return;
+    }
+    for (const [name, content] of done.files) this.files.set(name, content);
+    this.globalMessages()?.push(...done.globals);
+  }
+
+  /** allure-vitest's global messages of the run so far (hooks that failed), or undefined should it keep them elsewhere. */
+  private globalMessages(): unknown[] | undefined {
+    const messages = (this as unknown as { globalRuntimeMessages?: unknown }).globalRuntimeMessages;
+    return Array.isArray(messages) ? messages : undefined;
+  }
+
+  /** Once the run has ended: the results, read back from the folder when they were written there. */
+  collect(): void {
+    if (this.writer) return;
+    readTree(this.staging.resultsDir, '', this.files);
   }
 }
 
-/** allure-js-commons' Writer, as its FileSystemWriter writes, minus the temporary file and fsync of each. */
-export class StagingWriter implements Writer {
-  constructor(private readonly dir: string) {
-    mkdirSync(dir, { recursive: true });
+/** The files of a folder tree into `files`, by their path relative to it ("a/b.json"); none when it is missing. */
+function readTree(dir: string, prefix: string, files: AllureFiles): void {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return;
   }
+  for (const name of names) {
+    const file = path.join(dir, name);
+    if (statSync(file).isDirectory()) readTree(file, `${prefix}${name}/`, files);
+    else files.set(`${prefix}${name}`, readFileSync(file));
+  }
+}
+
+/**
+ * allure-js-commons' Writer, holding what its FileSystemWriter would write into a results folder in
+ * memory instead: file name → the same bytes.
+ */
+export class StagingWriter implements Writer {
+  /** Where the files go (the run's files, or those of one test while it is handled). */
+  constructor(public target: AllureFiles) {}
 
   private json(name: string, data: unknown): void {
-    writeFileSync(path.join(this.dir, name), JSON.stringify(data), 'utf-8');
+    this.target.set(name, Buffer.from(JSON.stringify(data), 'utf-8'));
   }
 
   writeResult(result: Parameters<Writer['writeResult']>[0]): void {
@@ -189,15 +288,15 @@ export class StagingWriter implements Writer {
   }
 
   writeAttachment(distFileName: string, content: Buffer): void {
-    writeFileSync(path.join(this.dir, distFileName), content);
+    this.target.set(distFileName, content);
   }
 
   writeAttachmentFromPath(distFileName: string, from: string): void {
-    copyFileSync(from, path.join(this.dir, distFileName));
+    this.target.set(distFileName, readFileSync(from));
   }
 
   writeEnvironmentInfo(info: Parameters<Writer['writeEnvironmentInfo']>[0]): void {
-    writeFileSync(path.join(this.dir, 'environment.properties'), stringifyEnvInfo(info), 'utf-8');
+    this.target.set('environment.properties', Buffer.from(stringifyEnvInfo(info), 'utf-8'));
   }
 
   writeCategoriesDefinitions(categories: Parameters<Writer['writeCategoriesDefinitions']>[0]): void {

@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { type Dispatcher, request } from 'undici';
+import type { Dispatcher } from 'undici';
 import type { Config, Network } from './config.ts';
 import { ConformanceError } from './errors.ts';
 import { type ExchangeRecord, formatBytes, recordExchange, type SentRequest, toCurl } from './exchange.ts';
 import type { ExchangeSink } from './exchange-log.ts';
 import { stringifyExact } from './json.ts';
 import type { Finding, Model } from './model.ts';
-import { createDispatcher, proxySecrets } from './network.ts';
+import { createDispatcher, proxySecrets, sendRequest } from './network.ts';
 import {
   isSecretHeader,
   redactUrl,
@@ -426,21 +426,24 @@ export class Client {
     const controller = new AbortController();
     const remaining = Math.max(1, deadline - performance.now());
     const timer = setTimeout(() => controller.abort(new Timeout(this.timeoutMs)), remaining);
-    const signal = this.options.signal
-      ? AbortSignal.any([controller.signal, this.options.signal])
-      : controller.signal;
+    // The test's signal aborts this attempt too, with its reason: what AbortSignal.any() does, without
+    // a signal made and tracked per request.
+    const stop = this.options.signal;
+    const onStop = () => controller.abort(stop?.reason);
+    if (stop?.aborted) onStop();
+    else stop?.addEventListener('abort', onStop, { once: true });
+    const signal = controller.signal;
     let status: number | undefined;
     let headers: Record<string, string> | undefined;
     let headersAt: number | undefined;
     const chunks: Buffer[] = [];
     let size = 0;
     try {
-      const res = await request(sent.url, {
+      const res = await sendRequest(this.dispatcher, sent.url, {
         method: sent.method as 'GET',
         headers: sent.headers,
         body: sent.body,
         signal,
-        dispatcher: this.dispatcher,
         headersTimeout: this.timeoutMs,
         bodyTimeout: this.timeoutMs,
       });
@@ -485,6 +488,7 @@ export class Client {
       };
     } finally {
       clearTimeout(timer);
+      stop?.removeEventListener('abort', onStop);
     }
   }
 }

@@ -223,7 +223,7 @@ export class Contract {
     if (!validate(value)) {
       for (const e of validate.errors ?? []) issues.push(this.issueOf(e));
     }
-    if (exact !== undefined) this.int64Issues(schema, exact, '', issues);
+    if (exact !== undefined) this.int64Issues(schema, exact, [], issues);
     return issues;
   }
 
@@ -299,13 +299,18 @@ export class Contract {
     return { pointer, message, expected, found };
   }
 
-  private int64Issues(schema: Schema, value: unknown, pointer: string, out: ContractIssue[]): void {
-    const types = typeof schema.type === 'string' ? [schema.type] : (schema.type ?? []);
-    if (schema.format === 'int64' && types.includes('integer') && isExactNumber(value)) {
+  /**
+   * The int64 fields of `value` (a lossless parse) outside int64, by walking the schema's properties
+   * and items. The path is kept as keys and indices, and written as a JSON pointer only for an issue.
+   */
+  private int64Issues(schema: Schema, value: unknown, path: (string | number)[], out: ContractIssue[]): void {
+    if (schema.format === 'int64' && isExactNumber(value)) {
+      const types = typeof schema.type === 'string' ? [schema.type] : (schema.type ?? []);
+      if (!types.includes('integer')) return;
       const n = exactInteger(value);
       if (n !== undefined && !inInt64(n)) {
         out.push({
-          pointer: pointer || '/',
+          pointer: path.length === 0 ? '/' : path.map((key) => `/${escapePointer(String(key))}`).join(''),
           message: `must be an int64 (${INT64_MIN} to ${INT64_MAX})`,
           expected: this.describe(schema),
           found: exactText(value),
@@ -314,19 +319,17 @@ export class Contract {
       return;
     }
     if (Array.isArray(value) && schema.items) {
-      value.forEach((item, i) => {
-        this.int64Issues(schema.items as Schema, item, `${pointer}/${i}`, out);
-      });
+      for (let i = 0; i < value.length; i++) {
+        path.push(i);
+        this.int64Issues(schema.items as Schema, value[i], path, out);
+        path.pop();
+      }
     } else if (value && typeof value === 'object' && !isExactNumber(value) && schema.properties) {
-      for (const [key, sub] of Object.entries(schema.properties)) {
-        if (Object.hasOwn(value, key)) {
-          this.int64Issues(
-            sub,
-            (value as Record<string, unknown>)[key],
-            `${pointer}/${escapePointer(key)}`,
-            out,
-          );
-        }
+      for (const key in schema.properties) {
+        if (!Object.hasOwn(schema.properties, key) || !Object.hasOwn(value, key)) continue;
+        path.push(key);
+        this.int64Issues(schema.properties[key]!, (value as Record<string, unknown>)[key], path, out);
+        path.pop();
       }
     }
   }

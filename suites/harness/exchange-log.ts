@@ -13,7 +13,7 @@ import { isUtf8 } from 'node:buffer';
 import { appendFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { threadId } from 'node:worker_threads';
-import type { ExchangeResult, SentRequest } from './exchange.ts';
+import { type ExchangeResult, MASK_MARGIN, type SentRequest } from './exchange.ts';
 import { redact, redactBytes, redactHeaders, redactUrl } from './redact.ts';
 
 /** The key in vitest's provide/inject under which the CLI hands the log's settings to the workers. */
@@ -198,9 +198,6 @@ export function loggedBody(body: Uint8Array, bound: number): LoggedBody {
     ...(bytes.length > bound || masked.length > bound ? { cut: true as const } : {}),
   };
 }
-
-/** Bytes masked past a body's bound (see loggedBody): room for a key of a few hundred characters. */
-const MASK_MARGIN = 16 * 1024;
 
 /** `end`, moved back to the start of the UTF-8 character it falls in (the whole buffer when at its end). */
 function charBoundary(bytes: Buffer, end: number): number {

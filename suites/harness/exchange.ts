@@ -45,14 +45,30 @@ export function shellQuote(text: string): string {
 
 /**
  * The body, masked, in at most `bytes` bytes of UTF-8, with a note when cut. Masked before it is
- * cut: a cut inside a secret would otherwise leave its first characters unmasked.
+ * cut: a cut inside a secret would otherwise leave its first characters unmasked. Only the bytes
+ * shown and a margin past them are masked, as the exchange log masks (exchange-log.ts): a secret in
+ * its longest spelling that starts before the cut ends within the margin, and a body of megabytes is
+ * not decoded and masked whole to show its first kilobytes. The size in the note is that of the body
+ * masked, the bytes past the margin counted as they are.
  */
 export function excerpt(body: Uint8Array | string, bytes = EXCERPT_BYTES): string {
-  const text =
-    typeof body === 'string' ? body : Buffer.from(body.buffer, body.byteOffset, body.length).toString('utf8');
-  const buf = Buffer.from(redact(text));
-  if (buf.length <= bytes) return buf.toString('utf8');
-  return `${buf.subarray(0, bytes).toString('utf8')}… (cut at ${formatBytes(bytes)} of ${formatBytes(buf.length)})`;
+  const raw =
+    typeof body === 'string' ? Buffer.from(body) : Buffer.from(body.buffer, body.byteOffset, body.length);
+  const end = raw.length <= bytes + MASK_MARGIN ? raw.length : charStart(raw, bytes + MASK_MARGIN);
+  const buf = Buffer.from(redact(raw.subarray(0, end).toString('utf8')));
+  const size = buf.length + (raw.length - end);
+  if (size <= bytes) return buf.toString('utf8');
+  return `${buf.subarray(0, bytes).toString('utf8')}… (cut at ${formatBytes(bytes)} of ${formatBytes(size)})`;
+}
+
+/** Bytes masked past what an excerpt shows: room for a key of a few hundred characters in its longest spelling. */
+export const MASK_MARGIN = 16 * 1024;
+
+/** `at`, moved back to the start of the UTF-8 character it falls in. */
+function charStart(bytes: Buffer, at: number): number {
+  let i = at;
+  while (i > 0 && (bytes[i]! & 0xc0) === 0x80) i--;
+  return i;
 }
 
 /** The text, masked, then cut to at most `max` characters (with "…" when cut). */

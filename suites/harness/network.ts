@@ -16,7 +16,43 @@ import type { Network, TlsSettings } from './config.ts';
 
 // undici is loaded when a dispatcher is made, not with this module: the command imports this module
 // at its start for proxySecrets(), and a run against the bundled reference never makes one there.
-const undici = () => createRequire(import.meta.url)('undici') as typeof import('undici');
+
+/** What the harness uses of undici. */
+interface UndiciParts {
+  readonly Agent: typeof import('undici').Agent;
+  readonly EnvHttpProxyAgent: typeof import('undici').EnvHttpProxyAgent;
+  /** undici's request(), sent through `dispatcher`. */
+  request(dispatcher: Dispatcher, url: string, options: RequestOptions): Promise<Dispatcher.ResponseData>;
+}
+
+/** The options of a request besides its URL (undici's request() options, less its dispatcher). */
+export type RequestOptions = Omit<Dispatcher.RequestOptions, 'origin' | 'path'>;
+
+let parts: UndiciParts | undefined;
+
+/**
+ * undici's Agent, EnvHttpProxyAgent and request(), from its index, loaded once on first use (not
+ * when this module is imported: a run that sends nothing never loads it).
+ */
+function undici(): UndiciParts {
+  if (parts) return parts;
+  const whole = createRequire(import.meta.url)('undici') as typeof import('undici');
+  parts = {
+    Agent: whole.Agent,
+    EnvHttpProxyAgent: whole.EnvHttpProxyAgent,
+    request: (dispatcher, url, options) => whole.request(url, { ...options, dispatcher }),
+  };
+  return parts;
+}
+
+/** Sends one request through `dispatcher` (undici's request(url, { ...options, dispatcher })). */
+export function sendRequest(
+  dispatcher: Dispatcher,
+  url: string,
+  options: RequestOptions,
+): Promise<Dispatcher.ResponseData> {
+  return undici().request(dispatcher, url, options);
+}
 
 /** Connection-pool options of the dispatcher (undici Agent options). */
 export interface PoolOptions {
