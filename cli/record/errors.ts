@@ -36,6 +36,18 @@ export function stopReason(error: unknown): {
   return { reason: `internal error: ${oneLine(error)}`, internalError: errorText(error) };
 }
 
+/**
+ * Why a file could not be opened, from the error fs threw, as a message shows it: `missing` for a
+ * path with nothing there (a file to read: "no such file"; one to write: "its folder does not exist").
+ */
+export function fileErrorReason(error: unknown, missing = 'no such file'): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'ENOENT') return missing;
+  if (code === 'EACCES') return 'permission denied';
+  if (code === 'EISDIR') return 'it is a folder';
+  return code ?? oneLine(error);
+}
+
 /** The first line of an error's message. */
 export function oneLine(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);

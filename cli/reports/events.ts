@@ -12,7 +12,7 @@
 import { closeSync, openSync, writeSync } from 'node:fs';
 import type { Level } from '../../catalog/catalog.ts';
 import { keyCarrier } from '../../suites/harness/config.ts';
-import { oneLine, UsageError } from '../record/errors.ts';
+import { fileErrorReason, oneLine, UsageError } from '../record/errors.ts';
 import { catalogIdentity, exitOf, type RunRecord } from '../record/record.ts';
 import { EXCLUDED, NOT_SELECTED, type TestOutcome } from '../record/rollup.ts';
 import type { Redactor } from './redact.ts';
@@ -59,10 +59,6 @@ export class EventStream implements RunEvents {
   ) {}
 
   /**
-   * The events of a run into `file` (created or emptied now, so that a file that cannot be written
-   * stops the run before any request: throws the fs error), or through `stdout` for '-'.
-   */
-  /**
    * The stream of a run, opened now: `-` for `stdout`, else the file, created or emptied. A file
    * that cannot be written is a usage error (exit 2), before any request is sent.
    */
@@ -72,16 +68,9 @@ export class EventStream implements RunEvents {
     try {
       fd = openSync(file, 'w');
     } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      const why =
-        code === 'ENOENT'
-          ? 'its folder does not exist'
-          : code === 'EACCES'
-            ? 'permission denied'
-            : code === 'EISDIR'
-              ? 'it is a folder'
-              : oneLine(error);
-      throw new UsageError(`--events ${file}: cannot write it (${why})`);
+      throw new UsageError(
+        `--events ${file}: cannot write it (${fileErrorReason(error, 'its folder does not exist')})`,
+      );
     }
     return new EventStream(
       (line) => writeSync(fd, line),

@@ -12,7 +12,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { UsageError } from '../record/errors.ts';
+import { fileErrorReason, UsageError } from '../record/errors.ts';
 
 /** The files looked for in the working folder when --config is not given, in this order. */
 export const CONFIG_NAMES = [
@@ -251,16 +251,7 @@ function parseFile(file: string, shown: string): unknown {
   try {
     text = readFileSync(file, 'utf8');
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    const why =
-      code === 'ENOENT'
-        ? 'no such file'
-        : code === 'EACCES'
-          ? 'permission denied'
-          : code === 'EISDIR'
-            ? 'it is a folder'
-            : (code ?? String(error));
-    throw new UsageError(`config file ${shown}: cannot read it (${why})`);
+    throw new UsageError(`config file ${shown}: cannot read it (${fileErrorReason(error)})`);
   }
   const extension = path.extname(file).toLowerCase();
   if (extension === '.json') {

@@ -14,7 +14,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { Catalog } from '../../catalog/catalog.ts';
-import { CannotJudgeError } from '../record/errors.ts';
+import { CannotJudgeError, fileErrorReason } from '../record/errors.ts';
 import type { ExpectedEntry, ExpectedFile } from '../record/expected.ts';
 
 const FIELDS = ['id', 'reason', 'link', 'expires'] as const;
@@ -26,8 +26,8 @@ export function loadExpected(given: string, cwd: string, catalog: Pick<Catalog, 
   try {
     text = readFileSync(path.resolve(cwd, given), 'utf8');
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw fail(code === 'ENOENT' ? 'no such file' : `cannot read it (${code ?? (error as Error).message})`);
+    const why = fileErrorReason(error);
+    throw fail(why === 'no such file' ? why : `cannot read it (${why})`);
   }
   let data: unknown;
   try {

@@ -9,6 +9,7 @@ import { createPrivateKey, type KeyObject, X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Network, ProxySettings, TlsSettings } from '../../suites/harness/config.ts';
+import { fileErrorReason } from '../record/errors.ts';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -221,10 +222,7 @@ function readPem(file: string, flag: string, cwd: string): string {
   try {
     return readFileSync(path.resolve(cwd, file), 'utf8');
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    const why =
-      code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : (code ?? String(error));
-    throw new NetworkOptionError(`${flag} ${file}: cannot read it (${why})`);
+    throw new NetworkOptionError(`${flag} ${file}: cannot read it (${fileErrorReason(error)})`);
   }
 }
 
