@@ -142,6 +142,11 @@ describe('a first look: no target, the bundled reference implementation', () => 
     expect(r.stdout).toMatch(/reports: reports[/\\]latest/);
   });
 
+  test('prints no warning of Node or of the tools it runs: its stderr holds nothing', async () => {
+    const r = await runs.first!;
+    expect(r.stderr).toBe('');
+  });
+
   test('writes summary.json exactly as CONTRACT.md gives it: one result per requirement, in catalog order', async () => {
     await runs.readOnly; // by then the first run's reports sit in reports/previous
     const summary = readJson(path.join(work, 'reports', 'previous', 'summary.json'));
