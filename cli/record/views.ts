@@ -14,6 +14,17 @@ export const UNJUDGED_CAUSE = '';
  * requirement that is itself blocked). A requirement blocked only by requirements that were not
  * judged (not selected, skipped) is filed under UNJUDGED_CAUSE.
  */
+/**
+ * How many of a failed requirement's checks failed, as the console and Allure say it ("2 of 3
+ * checks failed"), or that none did, when its rule broke in an answer another check received (a
+ * model finding: the check is named in `received`); undefined for a requirement of one check.
+ */
+export function failedChecksText(r: RequirementResult): string | undefined {
+  const checks = r.tests.passed + r.tests.failed + r.tests.skipped;
+  if (r.tests.failed === 0) return "its checks passed; another check's answer broke its rule";
+  return checks > 1 ? `${r.tests.failed} of ${checks} checks failed` : undefined;
+}
+
 export function byCause(results: readonly RequirementResult[]): Map<string, RequirementResult[]> {
   const byId = new Map(results.map((r) => [r.id, r]));
   const roots = (r: RequirementResult, seen: Set<string>): string[] =>

@@ -22,7 +22,7 @@ import { excuseText } from '../record/expected.ts';
 import { retriedLine, retriesText } from '../record/flaky.ts';
 import type { AllureFiles, RunRecord } from '../record/record.ts';
 import { isBlockedResult, type RequirementResult, type Status, type TestOutcome } from '../record/rollup.ts';
-import { operationLabel, optionsText } from '../record/views.ts';
+import { failedChecksText, operationLabel, optionsText } from '../record/views.ts';
 import { HISTORY_FILE } from './folder.ts';
 import type { Writer } from './writer.ts';
 
@@ -333,9 +333,8 @@ export function requirementMessage(r: RequirementResult): string {
     }
     return r.message ?? 'skipped';
   }
-  const checks = r.tests.passed + r.tests.failed + r.tests.skipped;
   const lines = [
-    `${checks > 1 ? `${r.tests.failed} of ${checks} checks failed` : 'failed'} · ${
+    `${failedChecksText(r) ?? 'failed'} · ${
       r.gating
         ? `gating: this ${r.level} failure makes the run non-conformant`
         : r.level === 'SHOULD'

@@ -11,7 +11,7 @@ import { retriedLine, retriesText } from '../record/flaky.ts';
 import type { BaselineOutcome, RunRecord } from '../record/record.ts';
 import { idsNow, type RerunItem, type RerunOutcome } from '../record/rerun.ts';
 import { EXCLUDED, isBlockedResult, NOT_SELECTED, type RequirementResult } from '../record/rollup.ts';
-import { byCause, byOperation, operationLabel, UNJUDGED_CAUSE } from '../record/views.ts';
+import { byCause, byOperation, failedChecksText, operationLabel, UNJUDGED_CAUSE } from '../record/views.ts';
 import type { Writer } from './writer.ts';
 
 /**
@@ -78,9 +78,9 @@ export function endLines(
       const excuse = excused.get(r.id);
       const note = excuse ? 'expected' : r.gating ? undefined : 'not gating';
       const level = note === undefined ? r.level : `${r.level}, ${p.yellow(note)}`;
-      const checks = r.tests.passed + r.tests.failed + r.tests.skipped;
-      const count = checks > 1 ? p.dim(` (${r.tests.failed} of ${checks} checks failed)`) : '';
-      const countText = checks > 1 ? ` (${r.tests.failed} of ${checks} checks failed)` : '';
+      const checksText = failedChecksText(r);
+      const countText = checksText === undefined ? '' : ` (${checksText})`;
+      const count = countText === '' ? '' : p.dim(countText);
       const levelText = note === undefined ? r.level : `${r.level}, ${note}`;
       const room = width - r.id.length - levelText.length - countText.length - 6;
       out.push(

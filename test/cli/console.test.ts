@@ -80,6 +80,28 @@ describe('the end of a run, as a person reads it', () => {
       '     cccc',
     ]);
   });
+
+  test("a requirement whose own checks passed, failed by another check's answer, says so rather than 0 of n failed", () => {
+    const finding = {
+      requirementId: 'CREATE-PERSISTED',
+      expected: 'pet 7 as it was created: tag "cat"',
+      received: 'GET /v1/pets/7 answered 200 with tag "CAT" (a model finding)',
+      reproduce: "curl -i -sS 'http://127.0.0.1:1/v1/pets/7'",
+    };
+    const outcomes = catalog.requirements.map((r) =>
+      r.id === 'LIST-OK' ? outcome(r.id, 'passed', { findings: [finding] }) : outcome(r.id, 'passed'),
+    );
+    outcomes.push(outcome('CREATE-PERSISTED', 'passed', { name: 'CREATE-PERSISTED a second check' }));
+    const run = {
+      ...wrongPrefixRun(),
+      rollUp: rollUp(catalog, outcomes, { only: [], exclude: [], strict: false }),
+    };
+    const header = endLines(run, 'reports/latest', ['summary.json'], plain, 160).find((l) =>
+      l.startsWith('✗ CREATE-PERSISTED'),
+    );
+    expect(header).toContain("(its checks passed; another check's answer broke its rule)");
+    expect(header).not.toMatch(/0 of \d+ checks failed/);
+  });
 });
 
 describe('progress', () => {
