@@ -10,7 +10,7 @@ import path from 'node:path';
 import autocannon from 'autocannon';
 import { Client } from 'undici';
 import { packageRoot } from '../catalog/paths.ts';
-import { DEFAULT_MAX_PETS, MAX_PET_BYTES } from '../reference-impl/index.ts';
+import { DEFAULT_MAX_PETS, MAX_BODY_BYTES } from '../reference-impl/index.ts';
 import { hostileBodies } from './bodies.ts';
 import type { Canned, ChildMessage, ParentMessage } from './server.ts';
 import { STAGE_LABELS, STAGES, suiteBench } from './suite.ts';
@@ -229,7 +229,7 @@ async function stallBench() {
 }
 
 /**
- * The reference with its store full: DEFAULT_MAX_PETS pets, each at MAX_PET_BYTES (half of them two
+ * The reference with its store full: DEFAULT_MAX_PETS pets, each at MAX_BODY_BYTES (half of them two
  * bytes a character in memory), after every list page has been asked for; one more create is refused.
  */
 async function capBench() {
@@ -246,7 +246,7 @@ async function capBench() {
     const { rss, heapUsed } = await full.stats();
     return {
       pets: DEFAULT_MAX_PETS,
-      petBytes: MAX_PET_BYTES,
+      petBytes: MAX_BODY_BYTES,
       rssMB: Math.round(rss / 2 ** 20),
       heapMB: Math.round(heapUsed / 2 ** 20),
     };

@@ -3,7 +3,7 @@
  * read only up to MAX_BODY_BYTES (8 KiB); beyond it the client gets 413 and the rest is discarded.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { MAX_BODY_BYTES, MAX_PET_BYTES } from './limits.ts';
+import { MAX_BODY_BYTES } from './limits.ts';
 import { refuseAndClose } from './lingering-close.ts';
 
 /**
@@ -25,8 +25,12 @@ export function readBody(req: IncomingMessage, res: ServerResponse): Promise<Buf
         // Stryker disable next-line StringLiteral: equivalent: the client has its 413 whole before the body's end would resolve
         req.off('end', onEnd);
         // Stryker disable next-line StringLiteral: the wording of an error: the service document shows no error body
-        const detail = `the body is larger than ${MAX_BODY_BYTES} bytes, the most this server reads (a pet may take at most ${MAX_PET_BYTES} bytes as JSON)`;
-        refuseAndClose(req, res, 413, detail);
+        refuseAndClose(
+          req,
+          res,
+          413,
+          `the body is larger than ${MAX_BODY_BYTES} bytes, the most this server reads`,
+        );
       } else chunks.push(chunk);
     };
     req.on('data', onData);

@@ -8,20 +8,18 @@ import { sendProblem } from './responses.ts';
 
 export type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
-/** `route` as a Handler whose rejections are answered 500 and passed to `onError` (default: stderr). */
+/** `route` as a Handler whose rejections are answered 500 and passed to `onError` (default: stderr, with its stack). */
 export function answeringBugs(
   route: (req: IncomingMessage, res: ServerResponse) => Promise<void>,
-  // Stryker disable next-line ArrowFunction,StringLiteral: only a bug reaches the catch-all, and what it reports goes to stderr
-  onError: (error: unknown) => void = (error) => console.error('reference-impl: internal error:', error),
+  onError: (error: unknown) => void = console.error,
 ): Handler {
   return (req, res) => {
-    // Stryker disable next-line ArrowFunction,BlockStatement: only a bug reaches the catch-all
+    // Stryker disable next-line BlockStatement: only a bug reaches the catch-all
     route(req, res).catch((error: unknown) => {
       onError(error);
       // Stryker disable next-line ConditionalExpression: only a bug reaches the catch-all
       if (res.headersSent) return res.destroy();
-      // Stryker disable next-line StringLiteral: only a bug reaches the catch-all
-      sendProblem(res, 500, 'the server failed: a bug of the reference implementation');
+      sendProblem(res, 500); // Internal Server Error: a bug of this server's, which its stderr shows
     });
   };
 }

@@ -9,7 +9,6 @@ export {
   DEFAULT_MAX_PETS,
   MAX_BODY_BYTES,
   MAX_DEPTH,
-  MAX_PET_BYTES,
 } from './limits.ts';
 export { type RunningServer, type StartOptions, startReferenceServer } from './server.ts';
 export {

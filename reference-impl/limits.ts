@@ -5,21 +5,16 @@
  */
 
 /**
- * The most bytes a pet may take as the JSON it is stored and served as: 4 KiB. A pet of the Pet
- * schema needs a few hundred bytes (an int64 id is at most 20 characters, status at most 9; the
- * suite's generated pets have names of at most 24 graphemes and a few small extra properties); 4 KiB
- * leaves room for long names and extra properties. Above it: 413, nothing stored.
+ * The largest request body read: 8 KiB. A pet of the Pet schema needs a few hundred bytes (an int64
+ * id is at most 20 characters, status at most 9; the suite's generated pets have names of at most 24
+ * graphemes and a few small extra properties); 8 KiB leaves room for long names, extra properties,
+ * whitespace and `\u` escapes. Declared or counted beyond it: 413 with `Connection: close`.
  *
- * It is what lets the suite read the reference's lists back: a page of 100 pets at the cap is at most
- * 100 × 4096 + 101 bytes (about 400 KiB), under half of the 1 MiB the suite reads of a response body.
- */
-export const MAX_PET_BYTES = 4 * 1024;
-
-/**
- * The largest request body read: 8 KiB, twice a pet at the cap, so that a pet at the cap still fits
- * when it is sent with whitespace or some `\u` escapes. Declared or counted beyond it: 413 with
- * `Connection: close`. It is also what bounds the CPU one request costs (`npm run bench` measures the
- * event loop while clients send the costliest 8 KiB bodies of bench/bodies.ts).
+ * It bounds a pet too: a pet is stored as JSON written from what was read, never longer than the body
+ * it came in (whitespace goes, escapes stay or shorten), so a page of 100 pets is at most
+ * 100 × 8192 + 101 bytes (about 800 KiB), under the 1 MiB the suite reads of a response body. And it
+ * bounds the CPU one request costs (`npm run bench` measures the event loop while clients send the
+ * costliest 8 KiB bodies of bench/bodies.ts).
  */
 export const MAX_BODY_BYTES = 8 * 1024;
 
@@ -30,12 +25,12 @@ export const MAX_BODY_BYTES = 8 * 1024;
 export const MAX_DEPTH = 256;
 
 /**
- * The number of pets a store holds by default (--max-pets): 10 000, at most about 40 MiB of pets at
- * the size cap (80 MiB in memory if every string is two-byte; `npm run bench` reports the resident
- * memory of a store filled to this cap). A suite run creates about 300 pets. When the store is
- * full: 409, nothing stored, every pet already stored kept.
+ * The number of pets a store holds by default (--max-pets): 5 000, at most about 40 MiB of pets sent
+ * over HTTP (5 000 × MAX_BODY_BYTES; 80 MiB in memory if every string is two-byte; `npm run bench`
+ * reports the resident memory of a store filled to this cap). A suite run creates about 300 pets.
+ * When the store is full: 409, nothing stored, every pet already stored kept.
  */
-export const DEFAULT_MAX_PETS = 10_000;
+export const DEFAULT_MAX_PETS = 5_000;
 
 /**
  * The most connections open at once (--max-connections): 512. The first request on a connection

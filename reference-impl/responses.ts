@@ -34,8 +34,12 @@ export function sendProblem(
   res.end(body);
 }
 
-/** The body of an RFC 9457 problem: no type of its own (about:blank), the status and its reason, and what went wrong. */
+/**
+ * The body of an RFC 9457 problem: the status and its reason phrase as the title, and what went
+ * wrong. No `type` member: absent, it is about:blank (RFC 9457 §3.1.1), a problem that the status
+ * says all about.
+ */
 export function problemJson(status: number, detail?: string): string {
-  // Stryker disable next-line ObjectLiteral,StringLiteral: the members of an error body: the service document shows none (unspecified error-codes)
-  return JSON.stringify({ type: 'about:blank', title: STATUS_CODES[status], status, detail });
+  // Stryker disable next-line ObjectLiteral: the members of an error body: the service document shows none (unspecified error-codes)
+  return JSON.stringify({ title: STATUS_CODES[status], status, detail });
 }

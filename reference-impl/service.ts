@@ -14,7 +14,6 @@ import { readBody } from './body-limit.ts';
 import { answeringBugs, type Handler } from './bugs.ts';
 import { originForm } from './http-edges.ts';
 import { int64Text, type ReadJson, readJson } from './json.ts';
-import { MAX_PET_BYTES } from './limits.ts';
 import { sendJson, sendProblem } from './responses.ts';
 import { type Pet, PetStore } from './store.ts';
 import { loadValidators } from './validators.ts';
@@ -115,9 +114,8 @@ export async function createReferenceHandler(options: ReferenceOptions = {}): Pr
     // judges both alike. Within range, a double orders integers correctly against 100.
     const limit = Math.max(-Number.MAX_VALUE, Math.min(Number(text), Number.MAX_VALUE));
     // LIST-LIMIT-OVER-MAX: 101, 2^31, 2^63 and longer digit strings are above the maximum.
-    if (!validators.limit(limit))
-      // Stryker disable next-line ObjectLiteral,StringLiteral: the wording of an error: the service document shows no error body
-      return sendProblem(res, 400, validators.errorsText(validators.limit.errors, { dataVar: 'limit' }));
+    const problem = validators.limit(limit);
+    if (problem) return sendProblem(res, 400, problem);
     // LIST-LIMIT-BELOW-ONE: no minimum is declared, so 0 and negative limits are valid and, asking
     // for at most that many pets, get an empty list.
     return sendJson(res, 200, store.list(limit));
@@ -126,9 +124,7 @@ export async function createReferenceHandler(options: ReferenceOptions = {}): Pr
   // createPets — CREATE-OK, CREATE-VALID-GENERATED, CREATE-PERSISTED, CREATE-CONCURRENT
   const createPets = async (req: IncomingMessage, res: ServerResponse) => {
     // CREATE-UNSUPPORTED-MEDIA-TYPE: the body must be application/json (UTF-8, not encoded).
-    if (!isJsonContent(req))
-      // Stryker disable next-line StringLiteral: the wording of an error: the service document shows no error body
-      return sendProblem(res, 415, 'the body must be application/json');
+    if (!isJsonContent(req)) return sendProblem(res, 415); // Unsupported Media Type says it all
     // CREATE-BODY-TOO-LARGE: readBody answers 413 itself beyond MAX_BODY_BYTES (8 KiB), and then
     // never resolves: the request has its answer.
     const body = await readBody(req, res);
@@ -142,9 +138,8 @@ export async function createReferenceHandler(options: ReferenceOptions = {}): Pr
     }
     // CREATE-MISSING-REQUIRED, CREATE-WRONG-TYPE, CREATE-STATUS-OUTSIDE-ENUM, CREATE-NOT-AN-OBJECT,
     // CREATE-INVALID-GENERATED: the Pet schema. Extra properties are allowed by it, and kept.
-    if (!validators.pet(read.view))
-      // Stryker disable next-line ObjectLiteral,StringLiteral: the wording of an error: the service document shows no error body
-      return sendProblem(res, 400, validators.errorsText(validators.pet.errors, { dataVar: 'pet' }));
+    const problem = validators.pet(read.view);
+    if (problem) return sendProblem(res, 400, problem);
     const pet = read.value as Pet;
     // CREATE-ID-OUT-OF-RANGE, CREATE-INT64-EXACT: the range is checked on the digits, which a double
     // cannot hold. The schema counts 1.0 and 1e2 as integers; this server asks for plain digits.
@@ -152,25 +147,15 @@ export async function createReferenceHandler(options: ReferenceOptions = {}): Pr
     if (id === undefined)
       // Stryker disable next-line StringLiteral: the wording of an error: the service document shows no error body
       return sendProblem(res, 400, 'pet/id must be an int64 in plain digits');
-    const added = store.add(pet);
-    switch (added.outcome) {
+    switch (store.add(pet)) {
+      // CREATE-LOCATION: the 201 says where the pet is now, and shows it as show does.
       case 'added':
-        // Stryker disable next-line ObjectLiteral,StringLiteral: the Location of a 201: the document shows none, no requirement judges it
-        return sendJson(res, 201, added.json, { Location: `/v1/pets/${id}` });
+        // Stryker disable next-line ObjectLiteral: the Location of a 201 may be left out (the pet is then identified by the request's URL, RFC 9110 §15.3.2)
+        return sendJson(res, 201, store.get(id)!, { Location: `/v1/pets/${id}` });
       // CREATE-DUPLICATE-ID: the first pet stays as it was.
       case 'exists':
         // Stryker disable next-line StringLiteral: the wording of an error: the service document shows no error body
         return sendProblem(res, 409, `a pet with id ${id} exists already`);
-      // The document sets no size; this server keeps pets of at most 4 KiB (limits.ts). 413: the
-      // content is larger than the server is willing to process.
-      // Stryker disable next-line ConditionalExpression,StringLiteral: the reference's own limit of 4 KiB a pet: a conformant server may keep more
-      case 'too-large':
-        return sendProblem(
-          res,
-          413,
-          // Stryker disable next-line StringLiteral: the wording of an error: the service document shows no error body
-          `the pet takes ${added.bytes} bytes as JSON; a pet may take at most ${MAX_PET_BYTES} bytes`,
-        );
       // The store is bounded (limits.ts). 409: the request conflicts with the state of the
       // collection, which holds all it may; not 5xx (the server did not fail) nor 429 (waiting does not help).
       // Stryker disable next-line ConditionalExpression,StringLiteral: the reference's own cap of pets: no conformance check fills a store

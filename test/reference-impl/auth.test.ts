@@ -26,7 +26,7 @@ describe('with an API key in the default header (X-API-Key)', () => {
       const res = await call(ref.server.url, method, path, bodyFor(method));
       expect(res.status).toBe(401);
       expect(res.headers['content-type']).toBe('application/problem+json');
-      expect(JSON.parse(res.text)).toEqual({ type: 'about:blank', title: 'Unauthorized', status: 401 });
+      expect(JSON.parse(res.text)).toEqual({ title: 'Unauthorized', status: 401 });
       expect(res.text).not.toContain(KEY);
     },
   );

@@ -85,7 +85,6 @@ describe('POST /v1/pets', () => {
     expect(res.status).toBe(400);
     expect(res.headers['content-type']).toBe('application/problem+json');
     expect(JSON.parse(res.text)).toEqual({
-      type: 'about:blank',
       title: 'Bad Request',
       status: 400,
       detail: `pet must have required property '${field}'`,

@@ -43,7 +43,6 @@ describe('GET /v1/pets', () => {
     expect(res.status).toBe(400);
     expect(res.headers['content-type']).toBe('application/problem+json');
     expect(JSON.parse(res.text)).toEqual({
-      type: 'about:blank',
       title: 'Bad Request',
       status: 400,
       detail: 'limit must be <= 100',

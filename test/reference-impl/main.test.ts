@@ -10,7 +10,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { packageRoot } from '../../catalog/paths.ts';
-import { MAX_PET_BYTES } from '../../reference-impl/limits.ts';
+import { MAX_BODY_BYTES } from '../../reference-impl/limits.ts';
 import { call, createPet, delay, petOfSize, rawConnect, readUntilClosed, statusOf } from './helpers.ts';
 
 const ROOT = packageRoot();
@@ -246,9 +246,9 @@ describe('node dist/reference-impl/main.js', () => {
 });
 
 describe('a store filled to its cap, in a process with a small heap', () => {
-  const MAX_PETS = 2_000;
+  const MAX_PETS = 1_000;
   // The process needs about 25 MB of heap for itself; the store at its cap, with every pet at the
-  // size cap and half of them two bytes a character in memory, about 12 MB more.
+  // body limit and half of them two bytes a character in memory, about 12 MB more.
   const HEAP_MB = 48;
 
   test('stays up and answering, with every acknowledged pet still there', async () => {
@@ -271,11 +271,11 @@ describe('a store filled to its cap, in a process with a small heap', () => {
         await Promise.all(Array.from({ length: 8 }, worker));
       };
 
-      // More creates than the cap, each pet at the size cap: the first MAX_PETS are stored, the rest 409.
+      // More creates than the cap, each pet at the body limit: the first MAX_PETS are stored, the rest 409.
       const acknowledged = new Map<number, string>();
       const refused: number[] = [];
       await eightAtATime(MAX_PETS + 200, async (i) => {
-        const json = petOfSize(i + 1, MAX_PET_BYTES, i % 2 === 0);
+        const json = petOfSize(i + 1, MAX_BODY_BYTES, i % 2 === 0);
         const res = await createPet(url, json);
         if (res.status === 201) acknowledged.set(i + 1, json);
         else refused.push(res.status);

@@ -61,7 +61,7 @@ describe('routing under /v1', () => {
     const res = await call(ref.base.replace(/\/v1$/, ''), 'GET', path);
     expect(res.status).toBe(404);
     expect(res.headers['content-type']).toBe('application/problem+json');
-    expect(res.json()).toMatchObject({ type: 'about:blank', title: 'Not Found' });
+    expect(res.json()).toMatchObject({ title: 'Not Found' });
   });
 
   test('HEAD /v1/pets answers like GET without a body', async () => {

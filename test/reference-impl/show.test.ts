@@ -52,7 +52,6 @@ describe('GET /v1/pets/{petId}', () => {
     expect(res.status).toBe(404);
     expect(res.headers['content-type']).toBe('application/problem+json');
     expect(res.json()).toMatchObject({
-      type: 'about:blank',
       title: 'Not Found',
     });
     expect(res.headers.deprecation).toBe('@1767225600');
