@@ -25,12 +25,8 @@ export function readBody(req: IncomingMessage, res: ServerResponse): Promise<Buf
         // Stryker disable next-line StringLiteral: equivalent: the client has its 413 whole before the body's end would resolve
         req.off('end', onEnd);
         // Stryker disable next-line StringLiteral: the wording of an error: the service document shows no error body
-        refuseAndClose(
-          req,
-          res,
-          413,
-          `the body is larger than ${MAX_BODY_BYTES} bytes, the most this server reads`,
-        );
+        const detail = `the body is larger than ${MAX_BODY_BYTES} bytes, the most this server reads`;
+        refuseAndClose(req, res, 413, detail);
       } else chunks.push(chunk);
     };
     req.on('data', onData);

@@ -47,9 +47,8 @@ const DEPRECATION_HEADERS = {
   Sunset: SUNSET_AT.toUTCString(), // Fri, 01 Jan 2027 00:00:00 GMT
 };
 
-/** Text that may be read as an integer: the plain decimal forms, leading zeros included. */
-// Stryker disable next-line Regex: spaces around the digits: Number() reads them, and the document does not say whether " 10" is an integer
-const INTEGER_TEXT = /^-?[0-9]+$/;
+/** An integer in decimal digits (leading zeros included), as it first occurs in a text. */
+const DIGITS = /-?[0-9]+/;
 
 /** The handler of the service; asynchronous because the validators are compiled on first use. */
 export async function createReferenceHandler(options: ReferenceOptions = {}): Promise<Handler> {
@@ -107,9 +106,11 @@ export async function createReferenceHandler(options: ReferenceOptions = {}): Pr
     // A repeated limit counts by its first value, as URLSearchParams reads it.
     const text = new URLSearchParams(query).get('limit');
     if (text === null) return sendJson(res, 200, store.list(validators.defaultLimit));
-    // LIST-LIMIT-NOT-INTEGER: abc, 1.5, 1e2, an empty value, spaces.
-    // Stryker disable next-line StringLiteral: the wording of an error: the service document shows no error body
-    if (!INTEGER_TEXT.test(text)) return sendProblem(res, 400, 'limit must be an integer in decimal digits');
+    // LIST-LIMIT-NOT-INTEGER: abc, 1.5, 1e2, an empty value, spaces: text that is not digits alone,
+    // which is to say whose first run of digits is not the whole of it.
+    if (DIGITS.exec(text)?.[0] !== text)
+      // Stryker disable next-line StringLiteral: the wording of an error: the service document shows no error body
+      return sendProblem(res, 400, 'limit must be an integer in decimal digits');
     // Digits beyond a double's range (±Infinity) count as the largest double, same sign: the schema
     // judges both alike. Within range, a double orders integers correctly against 100.
     const limit = Math.max(-Number.MAX_VALUE, Math.min(Number(text), Number.MAX_VALUE));
@@ -152,10 +153,6 @@ export async function createReferenceHandler(options: ReferenceOptions = {}): Pr
       case 'added':
         // Stryker disable next-line ObjectLiteral: the Location of a 201 may be left out (the pet is then identified by the request's URL, RFC 9110 §15.3.2)
         return sendJson(res, 201, store.get(id)!, { Location: `/v1/pets/${id}` });
-      // CREATE-DUPLICATE-ID: the first pet stays as it was.
-      case 'exists':
-        // Stryker disable next-line StringLiteral: the wording of an error: the service document shows no error body
-        return sendProblem(res, 409, `a pet with id ${id} exists already`);
       // The store is bounded (limits.ts). 409: the request conflicts with the state of the
       // collection, which holds all it may; not 5xx (the server did not fail) nor 429 (waiting does not help).
       // Stryker disable next-line ConditionalExpression,StringLiteral: the reference's own cap of pets: no conformance check fills a store
@@ -166,6 +163,10 @@ export async function createReferenceHandler(options: ReferenceOptions = {}): Pr
           // Stryker disable next-line StringLiteral: the wording of an error: the service document shows no error body
           `the store is full: it holds ${store.maxPets} pets, the most it keeps; no pet was added`,
         );
+      // CREATE-DUPLICATE-ID: the first pet stays as it was.
+      case 'exists':
+        // Stryker disable next-line StringLiteral: the wording of an error: the service document shows no error body
+        return sendProblem(res, 409, `a pet with id ${id} exists already`);
     }
   };
 
