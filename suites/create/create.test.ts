@@ -1,4 +1,5 @@
 import {
+  type ApiResponse,
   applyMutation,
   arbitraryOf,
   blocked,
@@ -9,6 +10,7 @@ import {
   createAndFind,
   createAndShowKept,
   createPet,
+  describeResponse,
   differences,
   exactInteger,
   exactText,
@@ -19,6 +21,7 @@ import {
   fc,
   formatIssues,
   inParallel,
+  isConformanceError,
   isInvalid,
   isSuccess,
   mutationsOf,
@@ -71,6 +74,54 @@ requirement('CREATE-RESPONSE-PET', async ({ api, newPet, skip }) => {
     fail(res, expected, `${res.status}, ${formatIssues(issues)}; body: ${clip(res.text, 300)}`);
   const diffs = sameFields(exact as Record<string, unknown>, sent);
   if (diffs.length > 0) fail(res, expected, `${res.status} with another pet: ${diffs.join(', ')}`);
+});
+
+/** Whether an answer is 200 and a JSON object whose id is `id`, digit for digit. */
+function showsPet(res: ApiResponse, id: bigint): boolean {
+  if (res.status !== 200) return false;
+  try {
+    const { exact } = expectJsonObject(res);
+    return exactInteger((exact as { id?: unknown }).id) === id;
+  } catch (error) {
+    if (isConformanceError(error)) return false;
+    throw error;
+  }
+}
+
+requirement('CREATE-LOCATION', async ({ api, newPet, note, skip }) => {
+  const pet = newPet();
+  // Any 2xx: whether it is 201 is CREATE-OK's to judge; this judges where its Location leads.
+  const created = await createPet(api, pet);
+  const location = created.headers.location;
+  if (location === undefined) {
+    await note(
+      `the ${created.status} to POST /pets has no Location header, which the document does not show`,
+    );
+    return;
+  }
+  const expected = `a Location that, resolved against the request URL, answers GET with 200 and pet ${pet.id} (RFC 9110 §10.2.2, §15.3.2)`;
+  let target: URL;
+  try {
+    target = new URL(location, created.request.url);
+  } catch {
+    fail(created, expected, `${created.status} with Location: ${location}, which is not a URI reference`);
+  }
+  if (target.origin !== new URL(created.request.url).origin)
+    skip(`the Location ${location} is on another origin than the base URL: the suite does not follow it`);
+  const res = await api.get(`${target.origin}${target.pathname}${target.search}`);
+  if (showsPet(res, pet.id)) return;
+  // Not the pet: is it shown where the contract puts it? If not, what went wrong is not the Location.
+  const shown = await api.get(petPath(pet.id));
+  const needed = `status 200 and pet ${pet.id} to GET /pets/${pet.id}, created just before`;
+  if (shown.status === 404) blocked(NOT_FOUND_AFTER_CREATE, shown, needed);
+  if (shown.status !== 200) blocked(['SHOW-OK'], shown, needed);
+  const { exact } = shownPet(contract, shown, `reading its id, ${pet.id}`);
+  if (exactInteger((exact as { id?: unknown }).id) !== pet.id) blocked(['SHOW-OK'], shown, needed);
+  fail(
+    res,
+    expected,
+    `GET ${target.pathname}${target.search}, the Location (${location}) of the ${created.status}, answered ${describeResponse(res)}; GET /pets/${pet.id} shows the pet`,
+  );
 });
 
 requirement.each(
@@ -258,6 +309,24 @@ requirement('CREATE-UNSUPPORTED-MEDIA-TYPE', async ({ api, newPet }) => {
   const res = await api.post('/pets', { body, headers: { 'content-type': 'text/plain' } });
   expectStatus(res, 415, 400);
 });
+
+requirement.each(
+  'CREATE-MEDIA-TYPE-FORMS',
+  [{ case: 'Content-Type: Application/JSON' }, { case: 'Content-Type: application/json ;charset=utf-8' }],
+  async ({ api, newPet }, { case: header }) => {
+    const contentType = header.slice('Content-Type: '.length);
+    const res = await api.post('/pets', {
+      body: stringifyExact(newPet()),
+      headers: { 'content-type': contentType },
+    });
+    // Any 2xx: whether it is 201 is CREATE-OK's to judge.
+    if (!isSuccess(res.status))
+      fail(
+        res,
+        `a 2xx status: a valid pet labelled ${contentType}, which is application/json (RFC 9110 §8.3.1: type and subtype are case-insensitive, and white space may precede a parameter)`,
+      );
+  },
+);
 
 requirement('CREATE-BODY-TOO-LARGE', async ({ api, freshId }) => {
   // A small valid pet padded with 4 MiB of insignificant whitespace: the body is large, the pet is

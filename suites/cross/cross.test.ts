@@ -4,6 +4,7 @@ import {
   blocked,
   type CheckContext,
   contract,
+  createAndFind,
   createPet,
   describeResponse,
   ensurePets,
@@ -14,6 +15,7 @@ import {
   fail,
   inParallel,
   isJsonMediaType,
+  isSuccess,
   petPath,
   type RequestOptions,
   readJson,
@@ -251,19 +253,75 @@ requirement.each('ANY-METHOD-UNDEFINED', undefinedMethods, async (ctx, { method 
     fail(res, `a status other than 2xx (${method} is not an operation of the contract)`);
 });
 
+/** The methods an Allow header lists, in upper case (none without the header). */
+function allowed(res: ApiResponse): string[] {
+  return (res.headers.allow ?? '').split(',').map((m) => m.trim().toUpperCase());
+}
+
+/** "404, empty body; no Allow header", "405, JSON object {…}; Allow: GET". */
+function withAllow(res: ApiResponse): string {
+  const allow = res.headers.allow;
+  return `${describeResponse(res)}; ${allow === undefined ? 'no Allow header' : `Allow: ${allow}`}`;
+}
+
 requirement.each('ANY-METHOD-405', undefinedMethods, async (ctx, { method }) => {
   const res = await undefinedMethod(ctx, method);
   const expected = 'status 405 with an Allow header that lists GET (RFC 9110 §15.5.6)';
-  const allow = res.headers.allow;
-  const methods = (allow ?? '').split(',').map((m) => m.trim().toUpperCase());
-  if (res.status !== 405 || !methods.includes('GET')) {
+  if (res.status !== 405 || !allowed(res).includes('GET')) fail(res, expected, withAllow(res));
+});
+
+// OPTIONS is a method HTTP defines (RFC 9110 §9.3.7), which servers that speak CORS answer with a 2xx:
+// either answer passes, so long as an Allow it carries lists what the collection allows.
+requirement.each('ANY-METHOD-405', [{ case: 'OPTIONS /pets' }], async ({ api }) => {
+  const res = await api.request('OPTIONS', '/pets');
+  const listsBoth = ['GET', 'POST'].every((m) => allowed(res).includes(m));
+  const answered =
+    res.status === 405 ? listsBoth : isSuccess(res.status) && (res.headers.allow === undefined || listsBoth);
+  if (!answered) {
     fail(
       res,
-      expected,
-      `${describeResponse(res)}; ${allow === undefined ? 'no Allow header' : `Allow: ${allow}`}`,
+      'status 405 with an Allow header that lists GET and POST (RFC 9110 §15.5.6), or a 2xx whose Allow header, if it has one, lists them (RFC 9110 §9.3.7)',
+      withAllow(res),
     );
   }
 });
+
+requirement.each(
+  'ANY-METHOD-HEAD',
+  [
+    {
+      case: 'HEAD /pets',
+      // The GET the HEAD is held to; one that does not answer 200 blocks the check (LIST-OK judges it).
+      get: async ({ api }: CheckContext) => {
+        const res = await api.get('/pets');
+        if (res.status !== 200)
+          blocked(['LIST-OK'], res, 'status 200 to GET /pets, which HEAD /pets is held to');
+        return { path: '/pets', res };
+      },
+    },
+    {
+      case: 'HEAD /pets/{a pet this check created}',
+      // createAndFind: a create refused, or a pet then not shown with 200, blocks the check.
+      get: async ({ api, newPet }: CheckContext) => {
+        const pet = newPet();
+        return { path: petPath(pet.id), res: await createAndFind(api, pet) };
+      },
+    },
+  ],
+  async (ctx, { get }) => {
+    const { path, res: got } = await get(ctx);
+    const res = await ctx.api.request('HEAD', path);
+    // RFC 9110 §9.3.2: the status and headers of the GET, without content.
+    if (res.status !== got.status || res.body.length > 0) {
+      const allow = res.headers.allow === undefined ? '' : `; Allow: ${res.headers.allow}`;
+      fail(
+        res,
+        `status ${got.status}, as GET ${path} answered, and no body (RFC 9110 §9.3.2)`,
+        `${describeResponse(res)}${allow}`,
+      );
+    }
+  },
+);
 
 requirement.each(
   'ANY-PATH-UNKNOWN',

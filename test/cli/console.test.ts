@@ -68,7 +68,7 @@ describe('the end of a run, as a person reads it', () => {
     // Too long for one line: the verdict above the counts.
     const verdict = lines.indexOf('NON-CONFORMANT (1 gating failure, 26 gating requirements blocked)');
     expect(verdict).toBeGreaterThan(0);
-    expect(lines[verdict + 1]).toBe('0 passed, 1 failed, 42 blocked, 0 skipped of 43 requirements');
+    expect(lines[verdict + 1]).toBe('0 passed, 1 failed, 45 blocked, 0 skipped of 46 requirements');
     // In the table, a blocked requirement names what blocks it.
     expect(lines.find((l) => l.startsWith('  LIST-OK '))).toMatch(/blocked by VERSION-V1-PREFIX$/);
   });

@@ -39,6 +39,19 @@ export const conformantVariants: Variant[] = [
     },
   },
   {
+    name: 'create-no-location',
+    kind: 'conformant',
+    does: 'answers a create with 201 and no Location header, which the document does not show',
+    breaks: [],
+    server: {
+      wrap: rewriteResponse((res, req) => {
+        if (!isCreate(req)) return res;
+        const { location: _location, ...headers } = res.headers;
+        return { ...res, headers };
+      }),
+    },
+  },
+  {
     name: 'list-reversed',
     kind: 'conformant',
     does: 'lists each page in reverse order',
@@ -78,6 +91,24 @@ export const conformantVariants: Variant[] = [
             }
           : res,
       ),
+    },
+  },
+  {
+    name: 'options-cors',
+    kind: 'conformant',
+    does: 'answers OPTIONS /pets as a CORS server does: 204 with Access-Control-Allow-Methods and no Allow',
+    breaks: [],
+    server: {
+      wrap: intercept((req, res) => {
+        if (req.method !== 'OPTIONS') return false;
+        req.resume();
+        res.writeHead(204, {
+          'access-control-allow-origin': '*',
+          'access-control-allow-methods': 'GET, HEAD, POST',
+        });
+        res.end();
+        return true;
+      }),
     },
   },
   {

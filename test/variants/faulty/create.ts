@@ -65,6 +65,19 @@ export const createVariants: Variant[] = [
     },
   },
   {
+    name: 'location-of-collection',
+    kind: 'faulty',
+    does: 'answers a create with 201 and Location: /v1/pets, the collection, instead of the pet created',
+    breaks: ['CREATE-LOCATION'],
+    server: {
+      wrap: rewriteResponse((res, req) =>
+        isCreate(req) && res.status === 201
+          ? { ...res, headers: { ...res.headers, location: '/v1/pets' } }
+          : res,
+      ),
+    },
+  },
+  {
     name: 'create-body-message',
     kind: 'faulty',
     does: 'answers a create with 201 and {"message": "Pet created"} instead of the pet (allowed: MAY only)',
@@ -201,6 +214,21 @@ export const createVariants: Variant[] = [
     },
   },
   {
+    name: 'media-type-case-sensitive',
+    kind: 'faulty',
+    does: 'compares the media type of a create case-sensitively and without trimming, so that Application/JSON and application/json ;charset=utf-8 are refused with 415',
+    breaks: ['CREATE-MEDIA-TYPE-FORMS'],
+    server: {
+      wrap: intercept((req, res) => {
+        if (!isCreateRequest(req) || String(req.headers['content-type']).split(';')[0] === 'application/json')
+          return false;
+        req.resume();
+        answer(res, 415, '{"title":"Unsupported Media Type"}', 'application/problem+json');
+        return true;
+      }),
+    },
+  },
+  {
     name: 'large-body-dropped',
     kind: 'faulty',
     does: 'drops the connection on a body over 1 MiB instead of answering',
@@ -237,12 +265,14 @@ export const createVariants: Variant[] = [
       'ANY-NO-5XX',
       'ANY-METHOD-UNDEFINED',
       'ANY-METHOD-405',
+      'ANY-METHOD-HEAD',
       'LIST-LIMIT-AT-MOST',
       'LIST-LIMIT-FILLS',
       'LIST-LIMIT-DEFAULT',
       'CREATE-INT64-EXACT',
       'CREATE-CONCURRENT',
       'CREATE-DUPLICATE-ID',
+      'CREATE-LOCATION',
       'SHOW-OK',
       'SHOW-DEPRECATION-HEADER',
       'SHOW-SUNSET-HEADER',
@@ -273,12 +303,14 @@ export const createVariants: Variant[] = [
       'ANY-NO-5XX',
       'ANY-METHOD-UNDEFINED',
       'ANY-METHOD-405',
+      'ANY-METHOD-HEAD',
       'LIST-LIMIT-AT-MOST',
       'LIST-LIMIT-FILLS',
       'LIST-LIMIT-DEFAULT',
       'CREATE-INT64-EXACT',
       'CREATE-PERSISTED',
       'CREATE-DUPLICATE-ID',
+      'CREATE-LOCATION',
       'SHOW-OK',
       'SHOW-DEPRECATION-HEADER',
       'SHOW-SUNSET-HEADER',

@@ -12,7 +12,13 @@ export const crossVariants: Variant[] = [
     kind: 'faulty',
     does: 'serves every pet id as a JSON string',
     breaks: ['ANY-PET-SCHEMA'],
-    blocks: ['CREATE-PERSISTED', 'CREATE-INT64-EXACT', 'CREATE-CONCURRENT', 'CREATE-DUPLICATE-ID'],
+    blocks: [
+      'CREATE-PERSISTED',
+      'CREATE-INT64-EXACT',
+      'CREATE-CONCURRENT',
+      'CREATE-DUPLICATE-ID',
+      'CREATE-LOCATION',
+    ],
     server: { wrap: mapPets((p) => ({ ...p, id: idText(p.id) })) },
   },
   {
@@ -81,6 +87,34 @@ export const crossVariants: Variant[] = [
         if (res.status !== 405) return res;
         const { allow: _allow, ...headers } = res.headers;
         return { ...res, status: 404, headers };
+      }),
+    },
+  },
+  {
+    name: 'options-allow-get-only',
+    kind: 'faulty',
+    does: 'answers OPTIONS /pets with 405 and Allow: GET, which leaves out POST',
+    breaks: ['ANY-METHOD-405'],
+    server: {
+      wrap: rewriteResponse((res, req) =>
+        req.method === 'OPTIONS' && res.status === 405
+          ? { ...res, headers: { ...res.headers, allow: 'GET' } }
+          : res,
+      ),
+    },
+  },
+  {
+    name: 'head-not-allowed',
+    kind: 'faulty',
+    does: 'answers HEAD with 405 and Allow: GET, though it serves GET there',
+    breaks: ['ANY-METHOD-HEAD'],
+    server: {
+      wrap: intercept((req, res) => {
+        if (req.method !== 'HEAD') return false;
+        req.resume();
+        res.setHeader('allow', 'GET');
+        answer(res, 405, '{"title":"Method Not Allowed"}', 'application/problem+json');
+        return true;
       }),
     },
   },

@@ -17,7 +17,13 @@ export const showVariants: Variant[] = [
     kind: 'faulty',
     does: 'wraps the pet it shows in an object: {"pet": {...}}',
     breaks: ['SHOW-OK', 'ANY-PET-SCHEMA'],
-    blocks: ['CREATE-PERSISTED', 'CREATE-INT64-EXACT', 'CREATE-CONCURRENT', 'CREATE-DUPLICATE-ID'],
+    blocks: [
+      'CREATE-PERSISTED',
+      'CREATE-INT64-EXACT',
+      'CREATE-CONCURRENT',
+      'CREATE-DUPLICATE-ID',
+      'CREATE-LOCATION',
+    ],
     server: {
       wrap: rewriteJson(
         (body) => ({ pet: body }),
