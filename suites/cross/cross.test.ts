@@ -326,12 +326,20 @@ requirement.each(
 requirement.each(
   'ANY-PATH-UNKNOWN',
   [
-    { case: 'GET /no-such-resource', path: () => '/no-such-resource' },
-    { case: 'GET /pets/{id}/no-such-resource', path: (id: bigint) => `${petPath(id)}/no-such-resource` },
+    { case: 'GET /no-such-resource', send: ({ api }: CheckContext) => api.get('/no-such-resource') },
+    {
+      case: 'GET /pets/{id}/no-such-resource',
+      send: ({ api, freshId }: CheckContext) => api.get(`${petPath(freshId())}/no-such-resource`),
+    },
+    // Whatever the method, a path that names nothing is not found: a 405 would say it exists.
+    {
+      case: 'POST /no-such-resource',
+      needs: ['write' as const],
+      send: ({ api, newPet }: CheckContext) => api.post('/no-such-resource', { json: newPet() }),
+    },
   ],
-  async ({ api, freshId }, { path }) => {
-    const res = await api.get(path(freshId()));
-    expectStatus(res, 404);
+  async (ctx, { send }) => {
+    expectStatus(await send(ctx), 404);
   },
 );
 
