@@ -6,7 +6,6 @@
  * the same file: the two sides share the contract, never code (STYLE point 15).
  */
 import { existsSync } from 'node:fs';
-import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { Ajv2020 } from 'ajv/dist/2020.js';
@@ -58,19 +57,13 @@ async function compile(): Promise<Validators> {
 }
 
 /**
- * spec/openapi.yaml of this package: the first found walking up from this file, which lies in
- * reference-impl/ of the sources or in the build.
+ * spec/openapi.yaml of this package: two folders up from dist/reference-impl/ in the build, else
+ * beside reference-impl/ in the sources. An installation without it fails reading the build's place,
+ * naming it.
  */
 function openapiFile(): string {
-  let dir = path.dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    const file = path.join(dir, 'spec', 'openapi.yaml');
-    if (existsSync(file)) return file;
-    const parent = path.dirname(dir);
-    // Stryker disable next-line ConditionalExpression: only a broken installation, without spec/openapi.yaml, reaches the root
-    if (parent === dir)
-      // Stryker disable next-line StringLiteral: only a broken installation, without spec/openapi.yaml, reaches the root
-      throw new Error(`spec/openapi.yaml not found above ${fileURLToPath(import.meta.url)}`);
-    dir = parent;
-  }
+  const places = ['../../spec/openapi.yaml', '../spec/openapi.yaml'].map((place) =>
+    fileURLToPath(new URL(place, import.meta.url)),
+  );
+  return places.find(existsSync) ?? places[0]!;
 }
