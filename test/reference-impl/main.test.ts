@@ -1,10 +1,11 @@
 /**
  * reference-impl/main.ts as a process: compiled with the project's build settings (tsconfig.build.json)
  * into a folder of its own under node_modules/.cache, so that the files other people have in progress
- * elsewhere in the project, and their builds of dist/, cannot break or race this one.
+ * elsewhere in the project, and their builds of dist/, cannot break or race this one; with
+ * spec/openapi.yaml beside it, where the reference reads it in the sources.
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -19,6 +20,7 @@ const MAIN = path.join(OUT, 'reference-impl', 'main.js');
 
 beforeAll(async () => {
   mkdirSync(OUT, { recursive: true });
+  cpSync(path.join(ROOT, 'spec', 'openapi.yaml'), path.join(OUT, 'spec', 'openapi.yaml'));
   writeFileSync(
     path.join(OUT, 'tsconfig.json'),
     JSON.stringify({
