@@ -6,7 +6,7 @@ import { type ExchangeRecord, formatBytes, recordExchange, type SentRequest, toC
 import type { ExchangeSink } from './exchange-log.ts';
 import { stringifyExact } from './json.ts';
 import type { Finding, Model } from './model.ts';
-import { createDispatcher, proxySecrets, sendRequest } from './network.ts';
+import { Attempt, createDispatcher, proxySecrets } from './network.ts';
 import {
   isSecretHeader,
   redactUrl,
@@ -169,6 +169,9 @@ export class Client {
   private readonly timeoutMs: number;
   private readonly maxBodyBytes: number;
   private readonly dispatcher: Dispatcher;
+  /** Attempts in flight that the test's signal aborts (followSignal). */
+  private readonly inFlight = new Set<Attempt>();
+  private following = false;
 
   constructor(
     readonly config: Config,
@@ -423,46 +426,26 @@ export class Client {
         beforeAnswer: boolean;
       }
   > {
-    const controller = new AbortController();
+    const attempt = new Attempt(this.dispatcher, sent.url, {
+      method: sent.method,
+      headers: sent.headers,
+      body: sent.body,
+      headersTimeout: this.timeoutMs,
+      bodyTimeout: this.timeoutMs,
+      maxBodyBytes: this.maxBodyBytes,
+    });
     const remaining = Math.max(1, deadline - performance.now());
-    const timer = setTimeout(() => controller.abort(new Timeout(this.timeoutMs)), remaining);
-    // The test's signal aborts this attempt too, with its reason. AbortSignal.any() follows it without
-    // a listener of its own on it: a check sends many requests at once, and a listener each would
-    // pass Node's limit of ten on one signal (a MaxListenersExceededWarning in the run's output).
-    const signal = this.options.signal
-      ? AbortSignal.any([controller.signal, this.options.signal])
-      : controller.signal;
-    let status: number | undefined;
-    let headers: Record<string, string> | undefined;
-    let headersAt: number | undefined;
-    const chunks: Buffer[] = [];
-    let size = 0;
+    const timer = setTimeout(() => attempt.abort(new Timeout(this.timeoutMs)), remaining);
+    const stop = this.options.signal;
+    if (stop?.aborted) attempt.abort(stop.reason);
+    else if (stop) this.followSignal(stop, attempt);
     try {
-      const res = await sendRequest(this.dispatcher, sent.url, {
-        method: sent.method as 'GET',
-        headers: sent.headers,
-        body: sent.body,
-        signal,
-        headersTimeout: this.timeoutMs,
-        bodyTimeout: this.timeoutMs,
-      });
-      headersAt = performance.now();
-      status = res.statusCode;
-      headers = flattenHeaders(res.headers);
-      let truncated = false;
-      for await (const chunk of res.body as AsyncIterable<Buffer>) {
-        if (size + chunk.length > this.maxBodyBytes) {
-          chunks.push(chunk.subarray(0, this.maxBodyBytes - size));
-          size = this.maxBodyBytes;
-          truncated = true;
-          break; // ends the iteration, which destroys the body stream: the rest is never read
-        }
-        chunks.push(chunk);
-        size += chunk.length;
-      }
-      return { status, headers, body: Buffer.concat(chunks, size), truncated, headersAt };
+      await attempt.done;
+      const { status, headers, headersAt, truncated } = attempt;
+      return { status: status!, headers: headers!, body: attempt.body, truncated, headersAt: headersAt! };
     } catch (err) {
-      const reason = signal.aborted ? signal.reason : err;
+      const { status, headers, headersAt, size } = attempt;
+      const reason = attempt.abortReason ?? err;
       const waited = Math.round(performance.now() - started);
       const phase =
         status === undefined
@@ -471,32 +454,43 @@ export class Client {
       const what =
         reason instanceof Timeout
           ? `no complete response within ${reason.ms} ms (timed out ${phase})`
-          : this.options.signal?.aborted
-            ? `the request was abandoned after ${waited} ms ${phase}: the test was stopped (${describeError(this.options.signal.reason)})`
+          : stop?.aborted
+            ? `the request was abandoned after ${waited} ms ${phase}: the test was stopped (${describeError(stop.reason)})`
             : `${describeError(err)} after ${waited} ms, ${phase}`;
       return {
         error: what,
         durationMs: waited,
         ...(headersAt === undefined ? {} : { headersAt }),
-        beforeAnswer: status === undefined && !this.options.signal?.aborted,
+        beforeAnswer: status === undefined && !stop?.aborted,
         partial: {
           ...(status !== undefined ? { status } : {}),
           ...(headers ? { headers } : {}),
-          ...(size > 0 ? { body: Buffer.concat(chunks, size) } : {}),
+          ...(size > 0 ? { body: attempt.body } : {}),
         },
       };
     } finally {
       clearTimeout(timer);
+      this.inFlight.delete(attempt);
     }
   }
-}
 
-function flattenHeaders(raw: Record<string, string | string[] | undefined>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(raw)) {
-    if (v !== undefined) out[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
+  /**
+   * Aborts this client's attempts in flight, with its reason, when the test's signal is aborted: one
+   * listener per client on the signal, not one per request (a check sends many at once, and Node
+   * warns past ten listeners on one signal).
+   */
+  private followSignal(signal: AbortSignal, attempt: Attempt): void {
+    this.inFlight.add(attempt);
+    if (this.following) return;
+    this.following = true;
+    signal.addEventListener(
+      'abort',
+      () => {
+        for (const a of this.inFlight) a.abort(signal.reason);
+      },
+      { once: true },
+    );
   }
-  return out;
 }
 
 const CODES: Record<string, string> = {

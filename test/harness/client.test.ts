@@ -206,6 +206,34 @@ describe('the client, on the way', () => {
     expect(res.headers.location).toBe('/elsewhere');
   });
 
+  test('an interim 1xx answer is passed over: the final answer is the one read', async () => {
+    server = await httpServer((req, res) => {
+      req.resume();
+      res.writeEarlyHints({ link: '</style.css>; rel=preload; as=style' });
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('[1]');
+    });
+    const res = await new Client(testConfig(server.url)).get('/pets');
+    expect(res.status).toBe(200);
+    expect(res.text).toBe('[1]');
+    expect(res.headers.link).toBeUndefined();
+  });
+
+  test("the test's signal abandons every request of its client in flight, each saying so", async () => {
+    server = await silentServer();
+    const stop = new AbortController();
+    const api = new Client(testConfig(server.url, { timeoutMs: 10_000 }), { signal: stop.signal });
+    const sent = Array.from({ length: 12 }, () => rejection(api.get('/pets')));
+    setTimeout(() => stop.abort(new Error('test timed out')), 50);
+    for (const err of await Promise.all(sent))
+      expect(err.received).toMatch(
+        /^the request was abandoned after \d+ ms before the status line and headers arrived: the test was stopped \(test timed out\)$/,
+      );
+    // Once stopped, a request fails at once without being sent.
+    const late = await rejection(api.get('/pets'));
+    expect(late.received).toMatch(/the test was stopped \(test timed out\)$/);
+  });
+
   test('connections are kept alive and reused', async () => {
     server = await httpServer((req, res) => {
       req.resume();
