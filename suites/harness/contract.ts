@@ -6,7 +6,15 @@ import { readChecked } from '../../catalog/checked.ts';
 import { specFiles } from '../../catalog/paths.ts';
 import { OPENAPI_KEY } from './config.ts';
 import { clip } from './exchange.ts';
-import { exactInteger, exactText, INT64_MAX, INT64_MIN, inInt64, isExactNumber, parseExact } from './json.ts';
+import {
+  exactInteger,
+  exactOfParsed,
+  exactText,
+  INT64_MAX,
+  INT64_MIN,
+  inInt64,
+  isExactNumber,
+} from './json.ts';
 
 const require = createRequire(import.meta.url);
 
@@ -233,7 +241,7 @@ export class Contract {
     let exact: unknown;
     try {
       value = JSON.parse(text);
-      exact = parseExact(text);
+      exact = exactOfParsed(text, value);
     } catch (err) {
       return [
         {

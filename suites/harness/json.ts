@@ -1,4 +1,9 @@
-import { isLosslessNumber, parse as parseLossless, stringify as stringifyLossless } from 'lossless-json';
+import {
+  isLosslessNumber,
+  LosslessNumber,
+  parse as parseLossless,
+  stringify as stringifyLossless,
+} from 'lossless-json';
 
 /**
  * int64-exact JSON. JSON.parse reads every number as a double, so 9007199254740993 becomes ...992
@@ -15,6 +20,33 @@ export type ExactJson = unknown;
 /** Parses JSON text without losing digits; throws a SyntaxError with the position on invalid JSON. */
 export function parseExact(text: string): ExactJson {
   return parseLossless(text);
+}
+
+/**
+ * The lossless parse of `text`, given `value`, JSON.parse's value of it. When the text is exactly
+ * JSON.stringify(value) (compact JSON, as most servers write it), every number in it is written as
+ * JavaScript writes that number back (so none lost a digit), no key is repeated and no string is
+ * escaped otherwise: the lossless value is `value` with each number as the LosslessNumber of its text,
+ * made without parsing the text again (lossless-json's parser, in JavaScript, was the larger part of
+ * reading an answer). Any other text is parsed by lossless-json.
+ */
+export function exactOfParsed(text: string, value: unknown): ExactJson {
+  return JSON.stringify(value) === text ? losslessOf(value) : parseExact(text);
+}
+
+function losslessOf(value: unknown): unknown {
+  if (typeof value === 'number') return new LosslessNumber(String(value));
+  if (typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value)) return value.map(losslessOf);
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) {
+    const item = losslessOf((value as Record<string, unknown>)[key]);
+    // As JSON.parse and lossless-json do: "__proto__" is an own property, not the prototype.
+    if (key === '__proto__')
+      Object.defineProperty(out, key, { value: item, writable: true, enumerable: true, configurable: true });
+    else out[key] = item;
+  }
+  return out;
 }
 
 /** A body parsed both ways, or why it could not be: JSON.parse's value, and the lossless parse. */
@@ -35,7 +67,7 @@ export function parseBody(body: Uint8Array, text: string): ParsedBody {
     try {
       const value: unknown = JSON.parse(text);
       try {
-        parsed = { ok: true, value, exact: parseExact(text) };
+        parsed = { ok: true, value, exact: exactOfParsed(text, value) };
       } catch (exactError) {
         parsed = { ok: false, exactError: exactError as Error };
       }

@@ -1,6 +1,8 @@
+import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import {
   exactInteger,
+  exactOfParsed,
   exactText,
   inInt64,
   integerOfText,
@@ -53,5 +55,36 @@ describe('int64-exact JSON', () => {
 
   test('invalid JSON throws with the position', () => {
     expect(() => parseExact('{"id":1,')).toThrow(/position 8/);
+  });
+});
+
+describe('the lossless value of a text already read by JSON.parse', () => {
+  const both = (text: string) => [exactOfParsed(text, JSON.parse(text)), parseExact(text)];
+
+  test('is what lossless-json reads, for any JSON value written compactly or not', () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), fc.boolean(), (value, indent) => {
+        const text = JSON.stringify(value, null, indent ? 2 : undefined);
+        const [fast, slow] = both(text);
+        expect(fast).toStrictEqual(slow);
+      }),
+      { seed: 18, numRuns: 300 },
+    );
+  });
+
+  test.each([
+    ['an int64 beyond 2^53', '{"id":9007199254740993}'],
+    ['minus zero', '[-0]'],
+    ['an exponent', '[1e3,1.50]'],
+    ['a key repeated with the same value', '{"a":1,"a":1}'],
+    ['a "__proto__" key', '{"__proto__":{"x":1}}'],
+    ['an escaped character', '["\\u0041"]'],
+  ])('keeps every digit and key as written: %s', (_, text) => {
+    const [fast, slow] = both(text);
+    expect(fast).toStrictEqual(slow);
+  });
+
+  test('refuses a key repeated with another value, as lossless-json does', () => {
+    expect(() => exactOfParsed('{"a":1,"a":2}', JSON.parse('{"a":1,"a":2}'))).toThrow(/Duplicate key/);
   });
 });
