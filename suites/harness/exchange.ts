@@ -129,13 +129,11 @@ export function toCurl(req: SentRequest): string {
  * clone) makes the whole record, masked with every secret registered by then.
  */
 export function recordExchange(req: SentRequest, res: ExchangeResult): ExchangeRecord {
-  let made: ExchangeRecord | undefined;
-  const make = () => {
-    made ??= maskedRecord(req, res);
-    return made;
-  };
   const record = {};
+  pending.set(record, { req, res });
   // The fields the record has, known without masking anything; each one makes the record when read.
+  // The getters are shared by every record (they find theirs through `pending`), so that records with
+  // the same fields share V8's hidden class: a getter made per record made each one a dictionary.
   const fields: (keyof ExchangeRecord)[] = ['method', 'url', 'requestHeaders'];
   if (req.body) fields.push('requestBody', 'requestBytes');
   if (res.status !== undefined) fields.push('status');
@@ -145,12 +143,54 @@ export function recordExchange(req: SentRequest, res: ExchangeResult): ExchangeR
   if (res.error) fields.push('error');
   if (res.retries) fields.push('retries');
   fields.push('durationMs');
-  for (const field of fields) {
-    Object.defineProperty(record, field, { enumerable: true, get: () => make()[field] });
-  }
-  Object.defineProperty(record, 'toJSON', { enumerable: false, value: make });
+  for (const field of fields) Object.defineProperty(record, field, FIELD_GETTERS[field]);
+  Object.defineProperty(record, 'toJSON', MAKE);
   return record as ExchangeRecord;
 }
+
+/** What each record is made of, and its masked form once read. */
+const pending = new WeakMap<object, { req: SentRequest; res: ExchangeResult; masked?: ExchangeRecord }>();
+
+function made(record: object): ExchangeRecord {
+  const entry = pending.get(record)!;
+  entry.masked ??= maskedRecord(entry.req, entry.res);
+  return entry.masked;
+}
+
+const RECORD_FIELDS = [
+  'method',
+  'url',
+  'requestHeaders',
+  'requestBody',
+  'requestBytes',
+  'status',
+  'responseHeaders',
+  'responseBody',
+  'responseBytes',
+  'truncated',
+  'error',
+  'retries',
+  'durationMs',
+] as const satisfies readonly (keyof ExchangeRecord)[];
+
+const FIELD_GETTERS = Object.fromEntries(
+  RECORD_FIELDS.map((field) => [
+    field,
+    {
+      enumerable: true,
+      get(this: object) {
+        return made(this)[field];
+      },
+    },
+  ]),
+) as Record<keyof ExchangeRecord, PropertyDescriptor>;
+
+const MAKE: PropertyDescriptor = {
+  enumerable: false,
+  value(this: object) {
+    return made(this);
+  },
+};
 
 /** What came back for an exchange record: a response, or the error that stopped it. */
 export interface ExchangeResult {
