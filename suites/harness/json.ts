@@ -23,30 +23,80 @@ export function parseExact(text: string): ExactJson {
 }
 
 /**
- * The lossless parse of `text`, given `value`, JSON.parse's value of it. When the text is exactly
- * JSON.stringify(value) (compact JSON, as most servers write it), every number in it is written as
- * JavaScript writes that number back (so none lost a digit), no key is repeated and no string is
- * escaped otherwise: the lossless value is `value` with each number as the LosslessNumber of its text,
- * made without parsing the text again (lossless-json's parser, in JavaScript, was the larger part of
- * reading an answer). Any other text is parsed by lossless-json.
+ * The lossless parse of `text`, given `value`, JSON.parse's value of it. When the text is compact
+ * JSON (no white space between tokens, as most servers write it) whose strings and keys are written
+ * as JSON.stringify writes them, the lossless value is `value` with each number replaced by the
+ * LosslessNumber of its literal, read from the text while the value is walked alongside it; a text
+ * that departs from that anywhere (white space, another escaping, a repeated key, keys in another
+ * order than JavaScript keeps them) is parsed by lossless-json. lossless-json's parser, in
+ * JavaScript, was the larger part of reading an answer.
  */
 export function exactOfParsed(text: string, value: unknown): ExactJson {
-  return JSON.stringify(value) === text ? losslessOf(value) : parseExact(text);
+  const walk = new CompactWalk(text);
+  try {
+    const exact = walk.value(value);
+    if (walk.at === text.length) return exact;
+  } catch (error) {
+    if (error !== DEPARTS) throw error;
+  }
+  return parseExact(text);
 }
 
-function losslessOf(value: unknown): unknown {
-  if (typeof value === 'number') return new LosslessNumber(String(value));
-  if (typeof value !== 'object' || value === null) return value;
-  if (Array.isArray(value)) return value.map(losslessOf);
-  const out: Record<string, unknown> = {};
-  for (const key of Object.keys(value)) {
-    const item = losslessOf((value as Record<string, unknown>)[key]);
-    // As JSON.parse and lossless-json do: "__proto__" is an own property, not the prototype.
-    if (key === '__proto__')
-      Object.defineProperty(out, key, { value: item, writable: true, enumerable: true, configurable: true });
-    else out[key] = item;
+const DEPARTS = Symbol('the text is not the compact form of the value');
+const NUMBER_LITERAL = /-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
+
+class CompactWalk {
+  at = 0;
+  constructor(private readonly text: string) {}
+
+  value(v: unknown): unknown {
+    if (typeof v === 'number') {
+      NUMBER_LITERAL.lastIndex = this.at;
+      const literal = NUMBER_LITERAL.exec(this.text)?.[0];
+      if (literal === undefined) throw DEPARTS;
+      this.at += literal.length;
+      return new LosslessNumber(literal);
+    }
+    if (typeof v !== 'object' || v === null) {
+      this.expect(JSON.stringify(v));
+      return v;
+    }
+    if (Array.isArray(v)) {
+      this.expect('[');
+      const out = v.map((item, i) => {
+        if (i > 0) this.expect(',');
+        return this.value(item);
+      });
+      this.expect(']');
+      return out;
+    }
+    this.expect('{');
+    const out: Record<string, unknown> = {};
+    let first = true;
+    for (const key of Object.keys(v)) {
+      if (!first) this.expect(',');
+      first = false;
+      this.expect(JSON.stringify(key));
+      this.expect(':');
+      const item = this.value((v as Record<string, unknown>)[key]);
+      // As JSON.parse and lossless-json do: "__proto__" is an own property, not the prototype.
+      if (key === '__proto__')
+        Object.defineProperty(out, key, {
+          value: item,
+          writable: true,
+          enumerable: true,
+          configurable: true,
+        });
+      else out[key] = item;
+    }
+    this.expect('}');
+    return out;
   }
-  return out;
+
+  private expect(token: string): void {
+    if (!this.text.startsWith(token, this.at)) throw DEPARTS;
+    this.at += token.length;
+  }
 }
 
 /** A body parsed both ways, or why it could not be: JSON.parse's value, and the lossless parse. */
@@ -92,6 +142,7 @@ export function isExactNumber(value: unknown): value is { value: string } {
 }
 
 const DECIMAL = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/;
+const INTEGER = /^-?\d+$/;
 
 /**
  * The exact integer a JSON number stands for (1e3 and 1.0 are integers, as in JSON Schema), or
@@ -106,6 +157,8 @@ export function exactInteger(value: unknown): bigint | undefined {
 
 /** The exact integer a decimal text stands for ("9223372036854775807", "1e3"), or undefined. */
 export function integerOfText(text: string): bigint | undefined {
+  // Most numbers a run reads are plain integers (ids, limits): their digits are the integer.
+  if (INTEGER.test(text)) return BigInt(text);
   const m = DECIMAL.exec(text);
   if (!m) return undefined;
   const [, sign, int = '', frac = '', exp = '0'] = m;

@@ -32,6 +32,10 @@ describe('int64-exact JSON', () => {
     expect(exactInteger(2 ** 53 + 2)).toBeUndefined(); // an unsafe double says nothing exact
     expect(integerOfText('9223372036854775807')).toBe(9223372036854775807n);
     expect(integerOfText('abc')).toBeUndefined();
+    expect(integerOfText('-0')).toBe(0n);
+    expect(integerOfText('-00012')).toBe(-12n);
+    expect(integerOfText('-')).toBeUndefined();
+    expect(integerOfText('')).toBeUndefined();
   });
 
   test('int64 bounds are exact', () => {
@@ -72,8 +76,24 @@ describe('the lossless value of a text already read by JSON.parse', () => {
     );
   });
 
+  test('is what lossless-json reads, for lists of pets with ids beyond 2^53', () => {
+    const pet = fc.record(
+      { id: fc.bigInt(-(2n ** 70n), 2n ** 70n), name: fc.string(), tag: fc.oneof(fc.string(), fc.double()) },
+      { requiredKeys: ['id'] },
+    );
+    fc.assert(
+      fc.property(fc.array(pet, { maxLength: 5 }), (pets) => {
+        const [fast, slow] = both(stringifyExact(pets));
+        expect(fast).toStrictEqual(slow);
+      }),
+      { seed: 18, numRuns: 300 },
+    );
+  });
+
   test.each([
     ['an int64 beyond 2^53', '{"id":9007199254740993}'],
+    ['keys JavaScript orders otherwise', '{"b":1,"2":9007199254740993}'],
+    ['white space', '{ "id" : 9007199254740993 }'],
     ['minus zero', '[-0]'],
     ['an exponent', '[1e3,1.50]'],
     ['a key repeated with the same value', '{"a":1,"a":1}'],
@@ -85,6 +105,7 @@ describe('the lossless value of a text already read by JSON.parse', () => {
   });
 
   test('refuses a key repeated with another value, as lossless-json does', () => {
-    expect(() => exactOfParsed('{"a":1,"a":2}', JSON.parse('{"a":1,"a":2}'))).toThrow(/Duplicate key/);
+    for (const text of ['{"a":1,"a":2}', '{"a":9007199254740993,"a":9007199254740992}'])
+      expect(() => exactOfParsed(text, JSON.parse(text))).toThrow(/Duplicate key/);
   });
 });
