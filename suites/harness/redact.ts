@@ -51,8 +51,13 @@ export function createRedactor(secrets: readonly (string | undefined)[]): Redact
   const bytesPattern = new RegExp(list.map((s) => spellingPattern(s, 'bytes')).join('|'), 'g');
   const cores = [...new Set(list.flatMap(base64Cores))].sort((a, b) => b.length - a.length);
 
+  // Every spelling of a secret takes at least a code unit per character of it, and a base64 core is
+  // itself that long: a shorter text (most header values, most URLs) holds none, and skips the search.
+  const shortest = Math.min(...list.map((s) => [...s].length), ...cores.map((c) => c.length));
   const text = (value: string): string =>
-    maskAuthorization(maskBase64(value.replace(textPattern, MASK), cores));
+    value.length < shortest
+      ? maskAuthorization(value)
+      : maskAuthorization(maskBase64(value.replace(textPattern, MASK), cores));
   return {
     text,
     bytes(value: Buffer): Buffer {

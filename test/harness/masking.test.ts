@@ -182,6 +182,18 @@ describe('the redactor masks a secret in every spelling', () => {
     }
   });
 
+  test.each(spellings)('%s, alone: a text no longer than the spelling is searched too', (_name, spelling) => {
+    expect(redactor.text(spelling)).toBe(MASK);
+  });
+
+  test('a text shorter than any spelling of the key is left as it is, Authorization still masked', () => {
+    const long = 'a-key-of-thirty-two-characters!!';
+    const short = createRedactor([long]);
+    expect(short.text(long)).toBe(MASK);
+    expect(short.text(long.slice(1))).toBe(long.slice(1));
+    expect(short.text('Authorization: x')).toBe(`Authorization: ${MASK}`);
+  });
+
   test('spellings mixed within one occurrence: only some characters escaped', () => {
     const mixed = SPECIAL_KEY.replace('é', '\\u00e9').replace('&', '%26').replace('<', '&lt;');
     expect(redactor.text(`"${mixed}"`)).toBe(`"${MASK}"`);
