@@ -29,7 +29,7 @@ export interface ReferenceOptions {
   apiKeyQuery?: string;
   /** The pets to serve; by default a new empty store of at most `maxPets` pets. */
   store?: PetStore;
-  /** The most pets the new store holds (default 10 000); not with `store`, which has its own. */
+  /** The most pets the new store holds (default 5 000); not with `store`, which has its own. */
   maxPets?: number;
   /** Called when a request reaches the 500 catch-all, which only a bug can do; default: stderr. */
   onError?: (error: unknown) => void;

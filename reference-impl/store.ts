@@ -29,7 +29,7 @@ export interface Pet {
 export type AddResult = 'added' | 'exists' | 'full';
 
 export interface StoreOptions {
-  /** The most pets the store holds; default DEFAULT_MAX_PETS (10 000). */
+  /** The most pets the store holds; default DEFAULT_MAX_PETS (5 000). */
   maxPets?: number;
 }
 
