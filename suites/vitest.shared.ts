@@ -41,8 +41,8 @@ class PathOrder implements TestSequencer {
  * adds its reporters; suites/vitest.config.ts uses them for developers. Reporters are not set here.
  *
  * - root is the package root (found from catalog/paths.ts), include is relative to it;
- * - setupFiles holds allure-vitest's setup, resolved to a path (a bare name would be read as a file
- *   under root), so Allure labels and attachments reach the allure-vitest reporter when it is added;
+ * - no setup files: the Allure data of each check is made on the main thread by suites/reporter.ts
+ *   from the test's meta, so allure-vitest's runtime is not loaded in the workers;
  * - provide hands the Config to the suites ({ [CONFIG_KEY]: config }), which inject it once, the
  *   catalog's requirements, read once here rather than once per worker, and, when the caller has it
  *   (the CLI's preflight), spec/openapi.yaml validated and dereferenced, so that no worker loads
@@ -64,7 +64,6 @@ export function suiteVitestOptions(config: Config, openapi?: object): InlineConf
     root: packageRoot(),
     include: ['suites/**/*.test.ts'],
     exclude: ['**/.git/**'],
-    setupFiles: [fileURLToPath(import.meta.resolve('allure-vitest/setup'))],
     testTimeout: testTimeoutFor(timeout, config.retries),
     hookTimeout: requestBudgetMs(timeout, config.retries) + 5_000,
     teardownTimeout: 5_000,

@@ -1,14 +1,17 @@
 /**
- * Reads a run's exchange log back: every request the checks sent and what came back, one entry
- * each, as the workers wrote them (suites/harness/exchange-log.ts, where the line format is
- * documented field by field). Already masked. The writers that want every exchange import this
- * module: exchanges.har (reports/har.ts), response times by operation.
+ * Receives a run's exchange log: every request the checks sent and what came back, one entry each,
+ * as the workers posted them (suites/harness/exchange-log.ts, where the entry format is documented
+ * field by field). Already masked. The writers that want every exchange read the run record's
+ * `exchanges`: exchanges.har (reports/har.ts), response times by operation.
  *
- *   const exchanges = readExchangeLog(record.exchangeLog);   // oldest first
- *   for (const x of exchanges) x.operation?.path, x.durationMs, x.requirement, x.response?.status
+ *   const log = openExchangeLog();                 // before the workers start: settings.channel
+ *   …the checks run…
+ *   await log.drain();
+ *   for (const x of log.entries()) x.operation?.path, x.durationMs, x.requirement, x.response?.status
+ *   log.close();
  */
-import { readdirSync, readFileSync } from 'node:fs';
-import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { BroadcastChannel } from 'node:worker_threads';
 import {
   EXCHANGE_LOG_VERSION,
   type LoggedBody,
@@ -25,46 +28,49 @@ export type { LoggedBody, LoggedExchange, LoggedOperation };
  */
 export const LOG_BODY_BYTES = 64 * 1024;
 
-/**
- * Every exchange of the log folder `dir`, oldest first (by startedAt; the order sent within a
- * worker where two started in the same millisecond). A folder that does not exist holds none (the
- * run sent nothing); a line that does not parse, or of another version, is skipped and counted.
- */
-export function readExchangeLog(dir: string | undefined): LoggedExchange[] {
-  return readExchangeLogWithProblems(dir).exchanges;
+/** The main thread's end of a run's exchange log. */
+export interface ExchangeLogInbox {
+  /** The channel's name, for the workers (ExchangeLogSettings.channel). */
+  readonly channel: string;
+  /**
+   * Every entry received, oldest first (by startedAt; the order received where two started in the
+   * same millisecond). A message of another version of the format is not an entry.
+   */
+  entries(): LoggedExchange[];
+  /**
+   * Resolves once every entry posted before the call has been received: a worker's entry is in this
+   * thread's queue when its postMessage returns, and the queue is emptied when the event loop next
+   * polls, before the next turn's immediates run.
+   */
+  drain(): Promise<void>;
+  /** Stops receiving; the entries stay. */
+  close(): void;
 }
 
-/** readExchangeLog, and how many lines it could not read (a worker cut short mid-line). */
-export function readExchangeLogWithProblems(dir: string | undefined): {
-  exchanges: LoggedExchange[];
-  unreadable: number;
-} {
-  const exchanges: { x: LoggedExchange; order: number }[] = [];
-  let unreadable = 0;
-  let names: string[];
-  try {
-    names = dir === undefined ? [] : readdirSync(dir).filter((n) => n.endsWith('.ndjson'));
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') names = [];
-    else throw error;
-  }
-  for (const name of names.sort()) {
-    const text = readFileSync(path.join(dir!, name), 'utf8');
-    for (const line of text.split('\n')) {
-      if (line === '') continue;
-      try {
-        const x = JSON.parse(line) as LoggedExchange;
-        if (x?.v !== EXCHANGE_LOG_VERSION) unreadable++;
-        else exchanges.push({ x, order: exchanges.length });
-      } catch {
-        unreadable++;
-      }
-    }
-  }
-  exchanges.sort((a, b) =>
-    a.x.startedAt < b.x.startedAt ? -1 : a.x.startedAt > b.x.startedAt ? 1 : a.order - b.order,
-  );
-  return { exchanges: exchanges.map((e) => e.x), unreadable };
+/** Opens a run's exchange log: a BroadcastChannel of a name of its own, that never keeps the process alive. */
+export function openExchangeLog(): ExchangeLogInbox {
+  const channel = `petstore-conformance-exchanges-${randomUUID()}`;
+  const port = new BroadcastChannel(channel);
+  port.unref();
+  const received: LoggedExchange[] = [];
+  port.onmessage = (event) => {
+    const x = (event as MessageEvent).data as LoggedExchange | undefined;
+    if (x?.v === EXCHANGE_LOG_VERSION) received.push(x);
+  };
+  return {
+    channel,
+    entries: () =>
+      received
+        .map((x, order) => ({ x, order }))
+        .sort((a, b) =>
+          a.x.startedAt < b.x.startedAt ? -1 : a.x.startedAt > b.x.startedAt ? 1 : a.order - b.order,
+        )
+        .map((e) => e.x),
+    drain: async () => {
+      for (let turn = 0; turn < 2; turn++) await new Promise((resolve) => setImmediate(resolve));
+    },
+    close: () => port.close(),
+  };
 }
 
 /** "GET /pets/{petId}", or "(outside the API)" for a request to no path of spec/openapi.yaml. */

@@ -41,11 +41,9 @@ export interface RunRecord {
   /** A run that judged: what its checks left, for the outputs that show each check. */
   readonly checks?: ChecksLeft;
   /**
-   * The private folder of the run's exchange log (record/exchanges.ts reads it), judged or not;
-   * gone once the run is published. Absent when the run stopped before its checks.
+   * The run's exchange log (record/exchanges.ts), oldest first, judged or not: taken once when the
+   * checks ended. Absent when the run stopped before its checks.
    */
-  readonly exchangeLog?: string;
-  /** A run that judged: its exchange log, read once when the checks ended (oldest first). */
   readonly exchanges?: readonly LoggedExchange[];
   /** The config file the run read, as the user would type it. */
   readonly configFile?: string;
@@ -136,7 +134,7 @@ export function cannotJudgeRecord(input: {
   readonly internalError?: string;
   /** The catalog, when the run got as far as reading it. */
   readonly requirements?: readonly Requirement[];
-  readonly exchangeLog?: string;
+  readonly exchanges?: readonly LoggedExchange[];
   readonly configFile?: string;
 }): RunRecord {
   return {
@@ -151,7 +149,7 @@ export function cannotJudgeRecord(input: {
     error: input.reason,
     ...(input.problems === undefined ? {} : { problems: input.problems }),
     ...(input.internalError === undefined ? {} : { internalError: input.internalError }),
-    ...(input.exchangeLog === undefined ? {} : { exchangeLog: input.exchangeLog }),
+    ...(input.exchanges === undefined ? {} : { exchanges: input.exchanges }),
     ...(input.configFile === undefined ? {} : { configFile: input.configFile }),
   };
 }

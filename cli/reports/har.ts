@@ -8,7 +8,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { Entry, Har, Header, QueryString } from 'har-format';
 import { formatBytes } from '../../suites/harness/exchange.ts';
-import { type LoggedBody, type LoggedExchange, operationName, readExchangeLog } from '../record/exchanges.ts';
+import { type LoggedBody, type LoggedExchange, operationName } from '../record/exchanges.ts';
 import type { RunRecord } from '../record/record.ts';
 import type { Writer } from './writer.ts';
 
@@ -18,8 +18,8 @@ export const HAR_FILE = 'exchanges.har';
 export const harFile: Writer = {
   name: HAR_FILE,
   write(record, { folder, har }) {
-    if (har === false || folder === undefined || record.exchangeLog === undefined) return;
-    folder.write(HAR_FILE, harText(record, record.exchanges ?? readExchangeLog(record.exchangeLog)));
+    if (har === false || folder === undefined || record.exchanges === undefined) return;
+    folder.write(HAR_FILE, harText(record, record.exchanges));
   },
 };
 

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Config } from '../../suites/harness/config.ts';
 import { EXCHANGE_LOG_KEY, type ExchangeLogSettings } from '../../suites/harness/exchange-log.ts';
+import { type ExchangeLogInbox, openExchangeLog } from '../record/exchanges.ts';
 import type { AllureFiles } from '../record/record.ts';
 import type { TestOutcome } from '../record/rollup.ts';
 import type { CollectorEvents } from './collector.ts';
@@ -21,16 +22,16 @@ export interface Checked {
 }
 
 /**
- * The private folder the exchange log is written into, gone after dispose() or when the run is
- * interrupted, and the Allure results held in memory.
+ * The exchange log the workers post to, and the Allure results held in memory; the Allure reporter's
+ * private folder is gone after dispose() or when the run is interrupted.
  */
 export interface Staging {
   /** What the Allure reporter wrote, by file name (filled when the checks end). */
   readonly allureResults: AllureFiles;
   /** The Allure reporter's own folder, written into only if its results cannot be held in memory (suites.ts). */
   readonly allureResultsDir: string;
-  /** Where the workers append the exchange log (suites/harness/exchange-log.ts; read by cli/record/exchanges.ts). */
-  readonly exchangeLogDir: string;
+  /** Where the workers post the exchange log (suites/harness/exchange-log.ts, cli/record/exchanges.ts). */
+  readonly exchangeLog: ExchangeLogInbox;
   dispose(): void;
 }
 
@@ -42,11 +43,13 @@ export function openStaging(): Staging {
   const dir = mkdtempSync(path.join(tmpdir(), 'petstore-conformance-'));
   const remove = () => rmSync(dir, { recursive: true, force: true });
   process.on('exit', remove);
+  const exchangeLog = openExchangeLog();
   return {
     allureResults: new Map(),
     allureResultsDir: path.join(dir, 'allure-results'),
-    exchangeLogDir: path.join(dir, 'exchanges'),
+    exchangeLog,
     dispose() {
+      exchangeLog.close();
       process.off('exit', remove);
       remove();
     },
@@ -74,7 +77,7 @@ export async function runChecks(input: RunChecksInput): Promise<Checked> {
   const { plan, config, deps } = input;
   const options = deps.suiteVitestOptions(config, plan.spec.openapi);
   const exchangeLog: ExchangeLogSettings = {
-    dir: input.staging.exchangeLogDir,
+    channel: input.staging.exchangeLog.channel,
     bodyBytes: input.logBodyBytes,
     operations: [...plan.spec.operations].map(([operationId, route]) => {
       const [method = '', template = ''] = route.split(' ');

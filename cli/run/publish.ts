@@ -36,7 +36,7 @@ function unpublished(record: RunRecord, error: unknown): RunRecord {
     config: record.config,
     ...stopReason(error),
     ...(record.checks ? { requirements: record.checks.catalog.requirements } : {}),
-    ...(record.exchangeLog === undefined ? {} : { exchangeLog: record.exchangeLog }),
+    ...(record.exchanges === undefined ? {} : { exchanges: record.exchanges }),
     ...(record.configFile === undefined ? {} : { configFile: record.configFile }),
   });
 }

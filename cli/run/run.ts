@@ -20,7 +20,7 @@ import { packageVersion } from '../../catalog/paths.ts';
 import { Progress, startLines } from '../console/progress.ts';
 import { type Env, EXIT, type Io, NAME, type RunExtras } from '../record/command.ts';
 import { CannotJudgeError, errorText, oneLine, stopReason, UsageError } from '../record/errors.ts';
-import { LOG_BODY_BYTES, readExchangeLog } from '../record/exchanges.ts';
+import { LOG_BODY_BYTES } from '../record/exchanges.ts';
 import { cannotJudgeRecord, type RunRecord } from '../record/record.ts';
 import type { RerunSource } from '../record/rerun.ts';
 import { responseTimeStats, timingsOfExchanges } from '../record/timings.ts';
@@ -255,8 +255,9 @@ async function judged(
   });
   if (judgement.kind === 'broken') throw new CannotJudgeError(oneLine(judgement.reason), judgement.problems);
   for (const warning of judgement.warnings) warn(warning);
-  // Read once, for the response times and exchanges.har alike.
-  const exchanges = readExchangeLog(staging.exchangeLogDir);
+  // Taken once, for the response times and exchanges.har alike.
+  await staging.exchangeLog.drain();
+  const exchanges = staging.exchangeLog.entries();
   return {
     version: deps.version(),
     target: config.baseUrl,
@@ -267,7 +268,6 @@ async function judged(
     rollUp: judgement.rollUp,
     operations: plan.spec.operations,
     ...(judgement.baseline ? { baseline: judgement.baseline } : {}),
-    exchangeLog: staging.exchangeLogDir,
     exchanges,
     ...(run.options.configFile === undefined ? {} : { configFile: run.options.configFile }),
     ...(judgement.rerun ? { rerun: judgement.rerun } : {}),
@@ -302,7 +302,7 @@ function couldNotJudge(error: unknown, run: Run, reached: Reached): RunRecord {
     config: where.config,
     ...stopReason(stopped),
     ...(reached.plan ? { requirements: reached.plan.spec.catalog.requirements } : {}),
-    ...(reached.staging ? { exchangeLog: reached.staging.exchangeLogDir } : {}),
+    ...(reached.staging ? { exchanges: reached.staging.exchangeLog.entries() } : {}),
     ...(options.configFile === undefined ? {} : { configFile: options.configFile }),
   });
 }

@@ -6,9 +6,10 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { stringifyEnvInfo, type Writer } from 'allure-js-commons/sdk/reporter';
-import AllureVitestReporter from 'allure-vitest/reporter';
 import type { RunnerTask } from 'vitest';
 import { type Reporter, startVitest, type TestCase } from 'vitest/node';
+import { REQUIREMENTS_KEY } from '../../suites/harness/config.ts';
+import { RequirementAllureReporter } from '../../suites/reporter.ts';
 import type { AllureFiles } from '../record/record.ts';
 import type { TestOutcome } from '../record/rollup.ts';
 import { type BrokenModule, type CollectorEvents, OutcomeCollector } from './collector.ts';
@@ -72,6 +73,7 @@ export async function runSuites(suiteOptions: VitestOptions, options: RunSuitesO
   });
   const allure = new StagingAllureReporter(
     { resultsDir: options.allureResultsDir },
+    suiteOptions.provide?.[REQUIREMENTS_KEY],
     options.allureResults,
     options.environmentInfo,
     options.onAllureStaged,
@@ -182,21 +184,24 @@ export function worstCaseMs(
  * run's critical path); what it wrote is kept aside and put in place, in the order allure-vitest
  * handles the tests at the run's end, when the run ends. A test not finished by then is handled then.
  */
-class StagingAllureReporter extends AllureVitestReporter {
+class StagingAllureReporter extends RequirementAllureReporter {
   private writer: StagingWriter | undefined;
   /** Tests handled as they finished, by task id: the files each wrote and the global messages it left. */
   private readonly finished = new Map<string, { files: AllureFiles; globals: unknown[] }>();
 
   constructor(
-    private readonly staging: ConstructorParameters<typeof AllureVitestReporter>[0] & { resultsDir: string },
+    private readonly staging: ConstructorParameters<typeof RequirementAllureReporter>[0] & {
+      resultsDir: string;
+    },
+    requirements: ConstructorParameters<typeof RequirementAllureReporter>[1],
     private readonly files: AllureFiles,
     private readonly environmentInfo: Record<string, string>,
     private readonly onStaged?: (files: ReadonlyMap<string, Buffer>) => void,
   ) {
-    super(staging);
+    super(staging, requirements);
   }
 
-  override onInit(vitest: Parameters<AllureVitestReporter['onInit']>[0]): void {
+  override onInit(vitest: Parameters<RequirementAllureReporter['onInit']>[0]): void {
     super.onInit(vitest);
     const runtime = (this as unknown as { allureReporterRuntime?: { writer: Writer } }).allureReporterRuntime;
     const writer = new StagingWriter(this.files);

@@ -1,18 +1,25 @@
 import { STATUS_CODES } from 'node:http';
-import * as allure from 'allure-js-commons';
+import type { Status } from 'allure-js-commons';
+import type {
+  RuntimeAttachmentContentMessage,
+  RuntimeMessage,
+  RuntimeMetadataMessage,
+  RuntimeStartStepMessage,
+  RuntimeStopStepMessage,
+} from 'allure-js-commons/sdk';
 import type { Requirement } from '../../catalog/catalog.ts';
 import type { ExchangeRecord } from './exchange.ts';
 import { redact } from './redact.ts';
 
 /**
- * Allure labels and attachments of a check. They are no-ops unless allure-vitest's setup file has
- * installed a test runtime (the CLI and suites/vitest.config.ts list it in setupFiles); without one,
- * allure-js-commons would print a warning per call, so nothing is called.
+ * What the Allure report shows of a check, as allure-js-commons' runtime messages: its requirement's
+ * labels, its notes, and its last exchanges. They are made on the main thread, by the reporter
+ * (suites/reporter.ts), from what the check left in its task's meta (requirementId, case, notes,
+ * evidence), and not in the worker through allure-vitest's runtime: that runtime keeps each
+ * concurrent test's context in an AsyncLocalStorage, whose hooks run on every promise of every
+ * check, and its messages are written, encoded and copied while the checks keep the worker busy
+ * (about a sixth of a default run's time, docs/benchmarks.md).
  */
-function active(): boolean {
-  // allure-js-commons keeps its runtime under this global (sdk/runtime: setGlobalTestRuntime).
-  return typeof (globalThis as { allureTestRuntime?: unknown }).allureTestRuntime === 'function';
-}
 
 const SEVERITY = { MUST: 'critical', SHOULD: 'normal', MAY: 'minor' } as const;
 
@@ -26,15 +33,13 @@ export function rfcLinks(text: string): { url: string; name: string }[] {
   return [...links].map(([name, url]) => ({ name, url }));
 }
 
-/** Labels a check with its requirement: id, severity from the level, operation, source and RFC links. */
-export async function labelRequirement(r: Requirement, caseLabel?: string): Promise<void> {
-  if (!active()) return;
-  await allure.label('requirement', r.id);
-  await allure.label('level', r.level);
-  await allure.severity(SEVERITY[r.level]);
-  await allure.epic(r.operation);
-  await allure.feature(`${r.id} ${r.title}`);
-  if (caseLabel) await allure.parameter('case', caseLabel);
+/** A check's requirement as labels: id, severity from the level, operation, source and RFC links. */
+export function requirementMessages(r: Requirement, caseLabel?: string): RuntimeMetadataMessage[] {
+  const metadata = (data: RuntimeMetadataMessage['data']): RuntimeMetadataMessage => ({
+    type: 'metadata',
+    data,
+  });
+  const label = (name: string, value: string) => metadata({ labels: [{ name, value }] });
   const description = [
     `**${r.id}** (${r.level}, ${r.basis}): ${r.title}`,
     '',
@@ -43,8 +48,16 @@ export async function labelRequirement(r: Requirement, caseLabel?: string): Prom
     `spec/service.md, section "${r.source.section}"`,
     ...(r.rationale ? ['', r.rationale] : []),
   ].join('\n');
-  await allure.description(description);
-  for (const link of rfcLinks(r.rationale ?? '')) await allure.link(link.url, link.name);
+  return [
+    label('requirement', r.id),
+    label('level', r.level),
+    label('severity', SEVERITY[r.level]),
+    label('epic', r.operation),
+    label('feature', `${r.id} ${r.title}`),
+    ...(caseLabel ? [metadata({ parameters: [{ name: 'case', value: caseLabel }] })] : []),
+    metadata({ description }),
+    ...rfcLinks(r.rationale ?? '').map((link) => metadata({ links: [{ url: link.url, name: link.name }] })),
+  ];
 }
 
 /** How many of a check's last exchanges its report shows: a failed check's, a passed check's. */
@@ -52,17 +65,44 @@ export const FAILED_EVIDENCE = 10;
 export const PASSED_EVIDENCE = 2;
 
 /**
- * Attaches the exchanges of a check, in the order sent: for each, the request and the response as
+ * A check's exchanges as attachments, in the order sent: for each, the request and the response as
  * two text attachments that read as HTTP (request line or status line, headers, the body indented
- * when it is JSON, sizes). The records are masked already; the text is masked again for safety.
+ * when it is JSON, sizes), each in a step of its own, at `at` (ms since the epoch). The records are
+ * masked already; the text is masked again for safety.
  */
-export async function attachExchanges(exchanges: readonly ExchangeRecord[]): Promise<void> {
-  if (!active() || exchanges.length === 0) return;
-  for (const [i, x] of exchanges.entries()) {
+export function evidenceMessages(
+  exchanges: readonly ExchangeRecord[],
+  at: number,
+): RuntimeAttachmentContentMessage[] {
+  const attachment = (name: string, text: string): RuntimeAttachmentContentMessage => ({
+    type: 'attachment_content',
+    data: {
+      name,
+      content: Buffer.from(redact(text)).toString('base64'),
+      encoding: 'base64',
+      contentType: 'text/plain',
+      wrapInStep: true,
+      timestamp: at,
+    },
+  });
+  return exchanges.flatMap((x, i) => {
     const n = exchanges.length > 1 ? ` ${i + 1}/${exchanges.length}` : '';
-    await allure.attachment(`request${n}: ${requestTitle(x)}`, redact(formatRequest(x)), 'text/plain');
-    await allure.attachment(`response${n}: ${responseTitle(x)}`, redact(formatResponse(x)), 'text/plain');
-  }
+    return [
+      attachment(`request${n}: ${requestTitle(x)}`, formatRequest(x)),
+      attachment(`response${n}: ${responseTitle(x)}`, formatResponse(x)),
+    ];
+  });
+}
+
+/**
+ * A check's notes (what it observed: how many requests its generated sequences sent), masked in the
+ * worker, each a passed step at `at`.
+ */
+export function noteMessages(notes: readonly string[], at: number): RuntimeMessage[] {
+  return notes.flatMap((note): [RuntimeStartStepMessage, RuntimeStopStepMessage] => [
+    { type: 'step_start', data: { name: note, start: at } },
+    { type: 'step_stop', data: { stop: at, status: 'passed' as Status } },
+  ]);
 }
 
 /** "GET /v1/pets?limit=101": the method and the URL without its scheme and host. */

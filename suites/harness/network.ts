@@ -17,23 +17,39 @@ import type { Network, TlsSettings } from './config.ts';
 // undici is loaded when a dispatcher is made, not with this module: the command imports this module
 // at its start for proxySecrets(), and a run against the bundled reference never makes one there.
 
-/** What the harness uses of undici. */
-interface UndiciParts {
-  readonly Agent: typeof import('undici').Agent;
-  readonly EnvHttpProxyAgent: typeof import('undici').EnvHttpProxyAgent;
-}
-
-let parts: UndiciParts | undefined;
+let agent: typeof import('undici').Agent | undefined;
 
 /**
- * undici's Agent and EnvHttpProxyAgent, from its index, loaded once on first use (not when this
- * module is imported: a run that sends nothing never loads it).
+ * undici's Agent, loaded once on first use (not when this module is imported: a run that sends
+ * nothing never loads it), from the module that defines it. undici's index loads all of undici
+ * besides (fetch, WebSocket, EventSource, the cache, the mock agents): about 45 ms of a worker's
+ * start in a new thread, where Agent alone takes about 24. undici declares no `exports`, so its files
+ * can be required; should a release move this one, its index is used instead
+ * (test/harness/network.test.ts says so at once). A proxy takes the index: its tunnel is undici's
+ * `connect()`, which the index adds to every dispatcher.
  */
-function undici(): UndiciParts {
-  if (parts) return parts;
-  const whole = createRequire(import.meta.url)('undici') as typeof import('undici');
-  parts = { Agent: whole.Agent, EnvHttpProxyAgent: whole.EnvHttpProxyAgent };
-  return parts;
+function undiciAgent(): typeof import('undici').Agent {
+  agent ??= ownAgent(require) ?? undiciIndex().Agent;
+  return agent;
+}
+
+const require = createRequire(import.meta.url);
+
+function undiciIndex(): typeof import('undici') {
+  return require('undici') as typeof import('undici');
+}
+
+/** Where undici 7 defines its Agent. */
+export const UNDICI_AGENT_MODULE = 'undici/lib/dispatcher/agent.js';
+
+/** undici's Agent from its own module, or undefined when the module is not there (or not a class). */
+export function ownAgent(load: NodeJS.Require): typeof import('undici').Agent | undefined {
+  try {
+    const Agent = load(UNDICI_AGENT_MODULE) as unknown;
+    return typeof Agent === 'function' ? (Agent as typeof import('undici').Agent) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** One request to send: undici's dispatch options, less what the URL gives (origin, path). */
@@ -183,18 +199,17 @@ export interface PoolOptions {
 
 /** A dispatcher that reaches targets as `network` says: directly or through a proxy, with its TLS settings. */
 export function createDispatcher(network: Network | undefined, pool: PoolOptions = {}): Dispatcher {
-  const { Agent, EnvHttpProxyAgent } = undici();
   const { connectTimeoutMs, ...agentOptions } = pool;
   const timeout = connectTimeoutMs === undefined ? {} : { timeout: connectTimeoutMs };
   const tlsOptions = { ...tlsConnectOptions(network?.tls), ...timeout };
   const proxy = network?.proxy;
   if (!proxy || (proxy.http === '' && proxy.https === '')) {
-    return new Agent({ ...agentOptions, connect: tlsOptions });
+    return new (undiciAgent())({ ...agentOptions, connect: tlsOptions });
   }
   // The proxy's own certificate is checked against the same trust (a CA given with --ca-cert, or
   // none with --insecure); a client certificate is for the target only.
   const { cert: _cert, key: _key, ...proxyTls } = tlsOptions;
-  return new EnvHttpProxyAgent({
+  return new (undiciIndex().EnvHttpProxyAgent)({
     ...agentOptions,
     httpProxy: proxy.http,
     httpsProxy: proxy.https,

@@ -1,14 +1,16 @@
 import { inject, type TestContext, test } from 'vitest';
 import type { Level, Need, Requirement } from '../../catalog/catalog.ts';
 import { selectionSkipReason } from '../../catalog/select.ts';
-import { attachExchanges, FAILED_EVIDENCE, labelRequirement, PASSED_EVIDENCE } from './allure.ts';
+import { FAILED_EVIDENCE, PASSED_EVIDENCE } from './allure.ts';
 import { blocked, isBlocked } from './blocked.ts';
 import { type ApiResponse, Client, type ServerErrorSeen, type SlowAnswer } from './client.ts';
 import { type Config, keyCarrier, REQUIREMENTS_KEY } from './config.ts';
 import { type Contract, loadContract } from './contract.ts';
 import { isConformanceError } from './errors.ts';
+import type { ExchangeRecord } from './exchange.ts';
 import { EXCHANGE_LOG_KEY, exchangeSink } from './exchange-log.ts';
 import { type Finding, type Model, runModel } from './model.ts';
+import { redact } from './redact.ts';
 import type { RetriedRequest } from './retry.ts';
 import { freshId, newPet, type PetInput, runConfig } from './run.ts';
 
@@ -17,6 +19,15 @@ declare module 'vitest' {
     /** The catalog id of the requirement a test checks (exactly one per test). */
     requirementId?: string;
     requirementLevel?: Level;
+    /** The row of a table the test checks ("limit=101"), when it checks one. */
+    case?: string;
+    /**
+     * The test's last exchanges, masked (a failed test's last FAILED_EVIDENCE, a passed one's
+     * PASSED_EVIDENCE): the Allure report attaches them (suites/reporter.ts).
+     */
+    evidence?: ExchangeRecord[];
+    /** What the test observed beside its verdict (CheckContext.note), masked: steps of its Allure result. */
+    notes?: string[];
     /** The HTTP requests the test sent (429 retries not counted). */
     exchangeCount?: number;
     /** The first 5xx answers the test received (ANY-NO-5XX fails on them, whatever the test checks). */
@@ -180,10 +191,9 @@ async function requireTheApi(r: Requirement, config: Config): Promise<void> {
 
 function define(r: Requirement, row: Row | undefined, check: Check): void {
   const caseLabel = row?.case;
-  const meta = { requirementId: r.id, requirementLevel: r.level };
+  const meta = { requirementId: r.id, requirementLevel: r.level, ...(caseLabel ? { case: caseLabel } : {}) };
   test.concurrent(testName(r, caseLabel), { meta }, async (ctx: TestContext) => {
     const config = runConfig();
-    await labelRequirement(r, caseLabel);
     const reason = skipReason(r, config, row?.needs);
     if (reason) ctx.skip(reason);
     const log = exchangeSink(exchangeLog, config.baseUrl, {
@@ -201,7 +211,8 @@ function define(r: Requirement, row: Row | undefined, check: Check): void {
       model,
       skip: (why) => ctx.skip(why),
       note: async (message) => {
-        await ctx.annotate(message, 'observation');
+        ctx.task.meta.notes ??= [];
+        ctx.task.meta.notes.push(redact(message));
       },
       newPet: (fields) => newPet(config, fields),
       freshId,
@@ -209,10 +220,10 @@ function define(r: Requirement, row: Row | undefined, check: Check): void {
     try {
       await requireTheApi(r, config);
       await check(context);
-      await attachExchanges(api.exchanges.slice(-PASSED_EVIDENCE));
+      keepEvidence(ctx, api.exchanges.slice(-PASSED_EVIDENCE));
     } catch (err) {
       if ((err as { code?: unknown })?.code === 'VITEST_PENDING') throw err;
-      await attachExchanges(api.exchanges.slice(-FAILED_EVIDENCE));
+      keepEvidence(ctx, api.exchanges.slice(-FAILED_EVIDENCE));
       if (isBlocked(err)) {
         // A check is never blocked by itself: what blocks the others is its own failure.
         if (err.by.includes(r.id)) throw err.asFailure();
@@ -239,6 +250,11 @@ function define(r: Requirement, row: Row | undefined, check: Check): void {
   });
 }
 
+/** A test's last exchanges, as plain masked records, for the report (TaskMeta.evidence). */
+function keepEvidence(ctx: TestContext, exchanges: readonly ExchangeRecord[]): void {
+  if (exchanges.length > 0) ctx.task.meta.evidence = exchanges.map((x) => ({ ...x }));
+}
+
 /** "TypeError: x is undefined (at suites/list/list.test.ts:12:5)": what a person fixing the suite needs. */
 function describeThrown(err: unknown): string {
   if (!(err instanceof Error)) return `a non-Error value was thrown: ${String(err)}`;
@@ -253,7 +269,7 @@ function describeThrown(err: unknown): string {
 
 /**
  * Declares the test of one requirement (STYLE point 4). It refuses an id the catalog does not have,
- * is named `${id} ${title}`, carries the id in task.meta.requirementId, is labelled for Allure, and
+ * is named `${id} ${title}`, carries the id in task.meta.requirementId (the Allure report labels it from there), and
  * skips with a stable reason when the run does not allow it: "not selected by --only",
  * "excluded by --exclude", "--read-only: needs writes", "needs --api-key", "needs --auth-required",
  * "needs --max-response-time". Tests run concurrently.

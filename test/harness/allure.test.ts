@@ -2,7 +2,7 @@
 // as HTTP, in the order sent, keys masked, JSON bodies indented without losing a digit.
 import { describe, expect, test } from 'vitest';
 import {
-  attachExchanges,
+  evidenceMessages,
   formatRequest,
   formatResponse,
   indentJson,
@@ -94,29 +94,26 @@ describe('an exchange as a request and a response', () => {
     expect(formatRequest(x)).toBe(`GET ${base}/pets\n\n(no body)`);
   });
 
-  test('attached in the order sent, each request before its response, numbered when there are several', async () => {
+  test('attached in the order sent, each request before its response, numbered when there are several', () => {
     const get = recordExchange(
       { method: 'GET', url: `${base}/pets/12`, headers: {} },
       { status: 404, headers: {}, durationMs: 3 },
     );
-    const sent: [string, string][] = [];
-    const holder = globalThis as { allureTestRuntime?: unknown };
-    holder.allureTestRuntime = () => ({
-      attachment: async (name: string, content: string) => {
-        sent.push([name, String(content)]);
-      },
-    });
-    try {
-      await attachExchanges([post, get]);
-    } finally {
-      delete holder.allureTestRuntime;
-    }
-    expect(sent.map(([name]) => name)).toEqual([
+    const messages = evidenceMessages([post, get], 1_700_000_000_000);
+    expect(messages.map((m) => m.data.name)).toEqual([
       'request 1/2: POST /v1/pets',
       'response 1/2: 201 Created · 5031 bytes (4.9 KiB) · 12 ms',
       'request 2/2: GET /v1/pets/12',
       'response 2/2: 404 Not Found · 3 ms',
     ]);
-    expect(sent[3]?.[1]).toBe('HTTP 404 Not Found  (3 ms)\n\n(no body)');
+    expect(Buffer.from(messages[3]!.data.content, 'base64').toString('utf8')).toBe(
+      'HTTP 404 Not Found  (3 ms)\n\n(no body)',
+    );
+    expect(messages[0]?.data).toMatchObject({
+      contentType: 'text/plain',
+      wrapInStep: true,
+      timestamp: 1_700_000_000_000,
+    });
+    expect(evidenceMessages([], 1)).toEqual([]);
   });
 });

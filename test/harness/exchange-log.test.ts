@@ -1,18 +1,20 @@
-// The exchange log: what the client writes for every exchange (masked, bodies bounded, the operation
-// named, the timings), and what cli/record/exchanges.ts reads back. And the key's scheme: with
+// The exchange log: what the client posts for every exchange (masked, bodies bounded, the operation
+// named, the timings), and what cli/record/exchanges.ts receives. And the key's scheme: with
 // apiKeyScheme the key travels as `Authorization: <scheme> <key>`, a wrong one in the same scheme.
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { afterAll, afterEach, describe, expect, test } from 'vitest';
-import { LOG_BODY_BYTES, operationName, readExchangeLog } from '../../cli/record/exchanges.ts';
+import { BroadcastChannel, Worker } from 'node:worker_threads';
+import { afterEach, describe, expect, test } from 'vitest';
+import {
+  type ExchangeLogInbox,
+  LOG_BODY_BYTES,
+  openExchangeLog,
+  operationName,
+} from '../../cli/record/exchanges.ts';
 import { Client } from '../../suites/harness/client.ts';
 import { ConformanceError } from '../../suites/harness/errors.ts';
 import {
   type ExchangeLogSettings,
   exchangeSink,
-  type LoggedExchange,
   loggedBody,
   operationMatcher,
 } from '../../suites/harness/exchange-log.ts';
@@ -20,14 +22,13 @@ import { MASK } from '../../suites/harness/redact.ts';
 import { testConfig } from '../helpers/config.ts';
 import { type HandMadeServer, httpServer, silentServer } from '../helpers/servers.ts';
 
-const work = mkdtempSync(path.join(tmpdir(), 'petstore-conformance-exchange-log-'));
-let logs = 0;
 let server: HandMadeServer | undefined;
+const inboxes: ExchangeLogInbox[] = [];
 afterEach(async () => {
   await server?.close();
   server = undefined;
+  for (const inbox of inboxes.splice(0)) inbox.close();
 });
-afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 const OPERATIONS = [
   { method: 'GET', path: '/pets', operationId: 'listPets' },
@@ -35,21 +36,23 @@ const OPERATIONS = [
   { method: 'GET', path: '/pets/{petId}', operationId: 'showPetById' },
 ];
 
-function settings(bodyBytes = LOG_BODY_BYTES): ExchangeLogSettings {
-  return { dir: path.join(work, `log-${++logs}`), bodyBytes, operations: OPERATIONS };
+/** A new log, received here as the CLI receives it. */
+function inbox(bodyBytes = LOG_BODY_BYTES): { log: ExchangeLogInbox; settings: ExchangeLogSettings } {
+  const log = openExchangeLog();
+  inboxes.push(log);
+  return { log, settings: { channel: log.channel, bodyBytes, operations: OPERATIONS } };
 }
 
-/** A client writing to a new log, and the log's lines once read back. */
+/** A client posting to a new log, and the log's entries once received. */
 function logged(baseUrl: string, fields: Parameters<typeof testConfig>[1] = {}, bodyBytes?: number) {
-  const log = settings(bodyBytes);
+  const { log, settings } = inbox(bodyBytes);
   const config = testConfig(baseUrl, fields);
-  const sink = exchangeSink(log, baseUrl, { requirement: 'LIST-OK', check: 'LIST-OK the list [case]' })!;
-  // The lines of a turn of the event loop are written at its end.
+  const sink = exchangeSink(settings, baseUrl, { requirement: 'LIST-OK', check: 'LIST-OK the list [case]' })!;
   const read = async () => {
-    await new Promise((resolve) => setImmediate(resolve));
-    return readExchangeLog(log.dir);
+    await log.drain();
+    return log.entries();
   };
-  return { api: new Client(config, { log: sink }), read, dir: log.dir };
+  return { api: new Client(config, { log: sink }), read };
 }
 
 const echo = (status = 200) =>
@@ -114,12 +117,22 @@ describe('every exchange is logged, one line each', () => {
     expect(x?.timings.receive).toBe(0);
   });
 
-  test('each worker thread writes a file of its own in the log folder', async () => {
-    server = await echo();
-    const { api, dir, read } = logged(server.url);
-    await api.get('/pets');
-    await read();
-    expect(readdirSync(dir)).toEqual([expect.stringMatching(/^\d+-\d+\.ndjson$/)]);
+  test('what a worker thread posted is all received once drained, even when the thread has ended', async () => {
+    const { log } = inbox();
+    // A thread that posts 500 entries on the channel and ends, as a vitest worker does.
+    const worker = new Worker(
+      `const { BroadcastChannel } = require('node:worker_threads');
+       const c = new BroadcastChannel(${JSON.stringify(log.channel)});
+       for (let i = 0; i < 500; i++)
+         c.postMessage({ v: 1, requirement: 'X', check: String(i), startedAt: new Date(1e12 + i).toISOString() });
+       c.close();`,
+      { eval: true },
+    );
+    await new Promise((resolve) => worker.once('exit', resolve));
+    await log.drain();
+    const checks = log.entries().map((x) => x.check);
+    expect(checks).toHaveLength(500);
+    expect(checks.slice(0, 3)).toEqual(['0', '1', '2']);
   });
 });
 
@@ -131,16 +144,14 @@ describe('masked before it is written', () => {
       res.writeHead(200, { 'set-cookie': 'session=abc123', 'x-echo': `${key}` });
       res.end(`{"seen":${JSON.stringify(req.headers['x-api-key'])},"escaped":"${encodeURIComponent(key)}"}`);
     });
-    const { api, read, dir } = logged(server.url, { apiKey: key });
+    const { api, read } = logged(server.url, { apiKey: key });
     await api.post('/pets', {
       query: { q: key },
       body: `a body with ${key} in it`,
       headers: { cookie: 'mine=1' },
     });
     const [x] = await read();
-    const text = readdirSync(dir)
-      .map((name) => readFileSync(path.join(dir, name), 'utf8'))
-      .join('');
+    const text = JSON.stringify(x);
     expect(text).not.toContain(key);
     expect(text).not.toContain(encodeURIComponent(key));
     expect(text).not.toContain('abc123');
@@ -184,20 +195,31 @@ describe('masked before it is written', () => {
   });
 });
 
-describe('reading the log back', () => {
-  test('every file of the folder, oldest first; lines that do not parse or of another version are skipped', () => {
-    const dir = path.join(work, 'read');
-    const line = (startedAt: string, check: string): string =>
-      JSON.stringify({ v: 1, requirement: 'X', check, startedAt } as Partial<LoggedExchange>);
-    expect(readExchangeLog(dir)).toEqual([]); // a folder that does not exist holds none
-    mkdirSync(dir);
-    writeFileSync(path.join(dir, '1-1.ndjson'), `${line('2026-01-01T00:00:02.000Z', 'b')}\n{"v":1,"cut`);
-    writeFileSync(
-      path.join(dir, '1-2.ndjson'),
-      `${line('2026-01-01T00:00:01.000Z', 'a')}\n${JSON.stringify({ v: 2 })}\n${line('2026-01-01T00:00:03.000Z', 'c')}\n`,
-    );
-    writeFileSync(path.join(dir, 'notes.txt'), 'not a log');
-    expect(readExchangeLog(dir).map((x) => x.check)).toEqual(['a', 'b', 'c']);
+describe('receiving the log', () => {
+  test('oldest first, whatever the order received; messages of another version are not entries', async () => {
+    const { log } = inbox();
+    const post = new BroadcastChannel(log.channel);
+    const entry = (startedAt: string, check: string) => ({ v: 1, requirement: 'X', check, startedAt });
+    post.postMessage(entry('2026-01-01T00:00:02.000Z', 'b'));
+    post.postMessage({ v: 2, check: 'later format' });
+    post.postMessage('not an entry');
+    post.postMessage(entry('2026-01-01T00:00:01.000Z', 'a'));
+    post.postMessage(entry('2026-01-01T00:00:03.000Z', 'c'));
+    post.close();
+    await log.drain();
+    expect(log.entries().map((x) => x.check)).toEqual(['a', 'b', 'c']);
+  });
+
+  test('a closed log receives nothing more and keeps what it had', async () => {
+    const { log } = inbox();
+    const post = new BroadcastChannel(log.channel);
+    post.postMessage({ v: 1, requirement: 'X', check: 'kept', startedAt: '2026-01-01T00:00:01.000Z' });
+    await log.drain();
+    log.close();
+    post.postMessage({ v: 1, requirement: 'X', check: 'late', startedAt: '2026-01-01T00:00:02.000Z' });
+    post.close();
+    await log.drain();
+    expect(log.entries().map((x) => x.check)).toEqual(['kept']);
   });
 });
 

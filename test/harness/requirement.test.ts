@@ -1,7 +1,6 @@
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import AllureVitestReporter from 'allure-vitest/reporter';
 import { describe, expect, test } from 'vitest';
 import type { TestCase } from 'vitest/node';
 import { startVitest } from 'vitest/node';
@@ -9,6 +8,7 @@ import { loadCatalog } from '../../catalog/catalog.ts';
 import { rfcLinks } from '../../suites/harness/allure.ts';
 import { ConformanceError } from '../../suites/harness/errors.ts';
 import { requirementOf, skipReason, testName } from '../../suites/harness/requirement.ts';
+import { RequirementAllureReporter } from '../../suites/reporter.ts';
 import { suiteVitestOptions } from '../../suites/vitest.shared.ts';
 import { testConfig } from '../helpers/config.ts';
 import { httpServer } from '../helpers/servers.ts';
@@ -95,9 +95,14 @@ describe('what a reporter of the CLI receives from a run of the suites', () => {
         ...options,
         include: ['test/harness/fixtures/requirement.fixture.ts'],
         config: false,
-        // As the CLI does: its own reporter and allure-vitest's (whose runner keeps concurrent tests apart).
-        reporters: [reporter, new AllureVitestReporter({ resultsDir: allureDir })],
+        // As the CLI does: its own reporter and the suites' Allure reporter (allure-vitest's, which
+        // makes each check's Allure data from its meta).
+        reporters: [reporter, new RequirementAllureReporter({ resultsDir: allureDir })],
       });
+      // allure-vitest's runtime is not in the workers: neither its setup file nor its runner.
+      const project = vitest.projects[0];
+      expect(project?.config.setupFiles.join(' ')).not.toMatch(/allure-vitest/);
+      expect(String(project?.config.runner ?? '')).not.toMatch(/allure-vitest/);
       await vitest.close();
     } finally {
       await server.close();
