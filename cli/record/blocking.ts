@@ -7,7 +7,8 @@
  *   that block it (blocking never runs through a chain);
  * - a requirement left with no failed blocker (its blockers passed their own checks, were not run, or
  *   are blocked in a circle with it) met a failure no other requirement judged: it fails itself, with
- *   the evidence its check kept (blocking never runs in a circle, and never points at a pass);
+ *   the evidence its check kept (blocking never runs in a circle, and never points at a pass); one
+ *   blocked on suspicion (suites/harness/blocked.ts suspected) fails in the words its check gave;
  * - a failed requirement that keeps a gating one from being judged gates the verdict itself, so that
  *   a non-conformant verdict always names a failed gating requirement (a SHOULD blocking a MUST
  *   without --strict).
@@ -41,7 +42,7 @@ export function resolveBlocking(results: readonly RequirementResult[]): Requirem
     });
     const rootedById = new Map(rooted.map((r) => [r.id, r]));
     const orphans = rooted.filter((r) => isBlocked(r) && roots(r, new Set([r.id])).length === 0);
-    if (orphans.length === 0) return promoteGatingBlockers(rooted);
+    if (orphans.length === 0) return promoteGatingBlockers(rooted).map(withoutSuspicion);
     // Those whose blockers are all settled (passed, skipped, not run) fail first; only when none is
     // left do the ones in a circle fail, and what hung on the circle is then blocked by them.
     const settled = orphans.filter((r) => (r.blockedBy ?? []).every((id) => !isBlocked(rootedById.get(id))));
@@ -50,6 +51,13 @@ export function resolveBlocking(results: readonly RequirementResult[]): Requirem
     );
     current = rooted.map((r) => (failing.has(r.id) ? failsItself(r, rootedById) : r));
   }
+}
+
+/** A result once blocking is resolved: a block on suspicion that stands is a block like any other. */
+function withoutSuspicion(r: RequirementResult): RequirementResult {
+  if (r.ownFault === undefined) return r;
+  const { ownFault: _, ...rest } = r;
+  return rest;
 }
 
 /** Whether following blocked blockers from `r` leads back to `r`. */
@@ -68,7 +76,7 @@ function onCircle(r: RequirementResult, byId: ReadonlyMap<string, RequirementRes
 
 /** A blocked requirement that no failed requirement explains: its check met a failure of its own. */
 function failsItself(r: RequirementResult, byId: ReadonlyMap<string, RequirementResult>): RequirementResult {
-  const { blockedBy = [], ...rest } = r;
+  const { blockedBy = [], ownFault, ...rest } = r;
   const detail = describeFailure({
     message: r.message ?? '',
     ...(r.expected === undefined ? {} : { expected: r.expected }),
@@ -78,7 +86,9 @@ function failsItself(r: RequirementResult, byId: ReadonlyMap<string, Requirement
   const circle = blockedBy.filter((id) => isBlocked(byId.get(id)));
   const notRun = blockedBy.filter((id) => !passed.includes(id) && !circle.includes(id));
   const why = [
-    passed.length > 0 ? `although ${passed.join(', ')} passed its own checks` : '',
+    passed.length > 0
+      ? `${ownFault === undefined ? 'although ' : ''}${passed.join(', ')} passed ${passed.length > 1 ? 'their' : 'its'} own checks`
+      : '',
     notRun.length > 0
       ? `${passed.length > 0 ? 'and ' : ''}${notRun.map((id) => `${id} ${skipNote(byId.get(id))}`).join(', ')}`
       : '',
@@ -88,7 +98,12 @@ function failsItself(r: RequirementResult, byId: ReadonlyMap<string, Requirement
   ]
     .filter(Boolean)
     .join(' ');
-  return { ...rest, status: 'failed', message: `${detail} (a precondition of this check failed, ${why})` };
+  // Blocked on suspicion: the answer breaks this check's own rule unless a blocker failed, and none did.
+  const message =
+    ownFault === undefined
+      ? `${detail} (a precondition of this check failed, ${why})`
+      : `${detail} (${ownFault}, and ${why})`;
+  return { ...rest, status: 'failed', message };
 }
 
 function skipNote(r: RequirementResult | undefined): string {

@@ -58,6 +58,11 @@ export interface TestOutcome {
    * (task.meta.blockedBy). Its `failures` then hold the evidence: what was needed and what came back.
    */
   readonly blockedBy?: readonly string[];
+  /**
+   * Blocked on suspicion (suites/harness/blocked.ts suspected): the check fails itself, saying this,
+   * unless one of blockedBy fails.
+   */
+  readonly ownFault?: string;
   /** Failed by an exception of the check itself, not an HTTP expectation: a bug of the suite. */
   readonly suiteError?: string;
   /** Failures of other requirements' rules this test saw (the first few). */
@@ -83,6 +88,11 @@ export interface RequirementResult {
    * says what came back. A blocked gating requirement never makes a run conformant.
    */
   readonly blockedBy?: readonly string[];
+  /**
+   * Blocked on suspicion: what its failure says when none of blockedBy fails (cli/record/blocking.ts).
+   * Not written to any report: once blocking is resolved it is either a failure or a block.
+   */
+  readonly ownFault?: string;
   /** Failed or blocked: whether this decides the verdict (MUST; SHOULD with --strict). */
   readonly gating: boolean;
   readonly tests: { readonly passed: number; readonly failed: number; readonly skipped: number };

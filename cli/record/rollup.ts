@@ -156,6 +156,7 @@ export function rollUp(
         ...(evidence?.expected === undefined ? {} : { expected: evidence.expected }),
         ...(evidence?.received === undefined ? {} : { received: evidence.received }),
         ...(evidence?.reproduce === undefined ? {} : { reproduce: evidence.reproduce }),
+        ...(first.ownFault === undefined ? {} : { ownFault: first.ownFault }),
         gating: gates(r.level, options.strict),
       };
     }

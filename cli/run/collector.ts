@@ -101,7 +101,12 @@ export class OutcomeCollector implements Reporter {
     const findings = findingsOf(test);
     const retries = retriesOf(test);
     const slowAnswers = slowAnswersOf(test);
-    const meta = test.meta() as { blockedBy?: unknown; suiteError?: unknown; blockedEvidence?: unknown };
+    const meta = test.meta() as {
+      blockedBy?: unknown;
+      suiteError?: unknown;
+      blockedEvidence?: unknown;
+      blockedOwnFault?: unknown;
+    };
     const blockedBy = Array.isArray(meta.blockedBy)
       ? meta.blockedBy.filter((id) => typeof id === 'string')
       : [];
@@ -115,6 +120,9 @@ export class OutcomeCollector implements Reporter {
       ...(retries ? { retries } : {}),
       ...(slowAnswers ? { slowAnswers } : {}),
       ...(result.state === 'skipped' && blockedBy.length > 0 ? { blockedBy } : {}),
+      ...(result.state === 'skipped' && blockedBy.length > 0 && typeof meta.blockedOwnFault === 'string'
+        ? { ownFault: meta.blockedOwnFault }
+        : {}),
       ...(result.state === 'failed' && typeof meta.suiteError === 'string'
         ? { suiteError: meta.suiteError }
         : {}),

@@ -11,6 +11,11 @@ import { describeResponse } from './expect.ts';
  * `by` names the requirements whose own checks judge what went wrong; when the check that meets the
  * problem IS one of them, requirement() turns it into that check's failure (a check is never blocked
  * by itself). `evidence` is the response that shows it, as a failure would carry it.
+ *
+ * `ownFault`, when given, says the check suspects `by` without knowing: the answer breaks this
+ * check's own rule unless one of `by` failed (a short page is the list's fault, unless the store lost
+ * the pets it would have held). When none of `by` fails, the roll-up reports the check failed with
+ * its evidence and these words, not "a precondition failed" (cli/record/blocking.ts).
  */
 export class Blocked extends Error {
   constructor(
@@ -20,6 +25,8 @@ export class Blocked extends Error {
     readonly evidence: ApiResponse,
     /** What came back; "POST /pets answered 500, empty body" by default. */
     readonly received = `${evidence.request.method} ${pathOf(evidence.request.url)} answered ${describeResponse(evidence)}`,
+    /** Why the check fails itself when none of `by` fails ("CREATE-PERSISTED and … passed: …"). */
+    readonly ownFault?: string,
   ) {
     super(`blocked by ${by.join(', ')}: ${received} (${needed})`);
     this.name = 'Blocked';
@@ -50,4 +57,20 @@ export function isBlocked(value: unknown): value is Blocked {
 /** Throws Blocked: `by` could not give this check what it needs. */
 export function blocked(by: readonly string[], res: ApiResponse, needed: string, received?: string): never {
   throw new Blocked(by, needed, res, received);
+}
+
+/**
+ * Throws a Blocked that is this check's failure unless one of `by` fails: the answer breaks the
+ * check's rule, or a fault `by` judges explains it and the check cannot tell which. `ownFault` is
+ * what the failure says when `by` all pass ("CREATE-PERSISTED and CREATE-CONCURRENT passed: the pets
+ * were kept").
+ */
+export function suspected(
+  by: readonly string[],
+  res: ApiResponse,
+  expected: string,
+  ownFault: string,
+  received?: string,
+): never {
+  throw new Blocked(by, expected, res, received, ownFault);
 }

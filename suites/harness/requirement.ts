@@ -48,6 +48,8 @@ declare module 'vitest' {
     blockedBy?: string[];
     /** What a blocked test needed, what came back, and the curl line (masked). */
     blockedEvidence?: { expected: string; received: string; reproduce: string };
+    /** A blocked test that fails itself unless one of blockedBy fails: what it then says (blocked.ts suspected). */
+    blockedOwnFault?: string;
     /**
      * The check itself broke (an exception that is not an HTTP expectation: a bug of the suite, not
      * the server's fault); the CLI then cannot judge (exit 2). "TypeError: x is undefined".
@@ -230,6 +232,7 @@ function define(r: Requirement, row: Row | undefined, check: Check): void {
         ctx.task.meta.blockedBy = [...err.by];
         const { expected, received, reproduce } = err.asFailure();
         ctx.task.meta.blockedEvidence = { expected, received, reproduce };
+        if (err.ownFault !== undefined) ctx.task.meta.blockedOwnFault = err.ownFault;
         ctx.skip(err.message);
       }
       if (!isConformanceError(err) && !ctx.signal.aborted) ctx.task.meta.suiteError = describeThrown(err);

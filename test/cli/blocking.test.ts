@@ -127,6 +127,36 @@ describe('blocking: every blockedBy names a failed requirement', () => {
     expect(verdict).toBe('non-conformant');
   });
 
+  test('blocked on suspicion, and the suspects passed: the check fails in its own words, not as a precondition', () => {
+    const suspect: TestOutcome = {
+      ...blocked('LIST-F', ['CREATE-A', 'CREATE-B']),
+      ownFault: "a short page is the list's fault unless the store lost pets",
+    };
+    const { byId, verdict } = run([passed('CREATE-A'), passed('CREATE-B'), suspect, passed('LIST-M')], {
+      only: [],
+      strict: true,
+    });
+    const r = byId.get('LIST-F');
+    expect(r).toMatchObject({ status: 'failed', received: 'GET /pets/7 answered 404' });
+    expect(r?.message).toMatch(
+      /\(a short page is the list's fault unless the store lost pets, and CREATE-A, CREATE-B passed their own checks\)$/,
+    );
+    expect(r?.message).not.toMatch(/precondition/);
+    expect(r).not.toHaveProperty('ownFault');
+    expect(verdict).toBe('non-conformant');
+  });
+
+  test('blocked on suspicion, and a suspect failed: it stays blocked by the one that failed', () => {
+    const suspect: TestOutcome = {
+      ...blocked('LIST-F', ['CREATE-A', 'CREATE-B']),
+      ownFault: "a short page is the list's fault unless the store lost pets",
+    };
+    const { byId } = run([passed('CREATE-A'), failed('CREATE-B'), suspect, passed('LIST-M')]);
+    const r = byId.get('LIST-F');
+    expect(r).toMatchObject({ status: 'skipped', blockedBy: ['CREATE-B'] });
+    expect(r).not.toHaveProperty('ownFault');
+  });
+
   test('a SHOULD that blocks a MUST gates without --strict, and says why; with the MUST unblocked it does not', () => {
     const { byId, verdict } = run([
       passed('CREATE-A'),
