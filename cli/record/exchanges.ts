@@ -53,9 +53,12 @@ export function openExchangeLog(): ExchangeLogInbox {
   const port = new BroadcastChannel(channel);
   port.unref();
   const received: LoggedExchange[] = [];
+  // A message is the entries of one turn of a worker's event loop (suites/harness/exchange-log.ts).
   port.onmessage = (event) => {
-    const x = (event as MessageEvent).data as LoggedExchange | undefined;
-    if (x?.v === EXCHANGE_LOG_VERSION) received.push(x);
+    const batch = (event as MessageEvent).data as unknown;
+    if (!Array.isArray(batch)) return;
+    for (const x of batch as (LoggedExchange | undefined)[])
+      if (x?.v === EXCHANGE_LOG_VERSION) received.push(x);
   };
   return {
     channel,

@@ -69,6 +69,18 @@ export interface ChecksLeft {
  */
 export type AllureFiles = Map<string, Buffer>;
 
+/** The report folder's sub-folder of Allure results. */
+export const ALLURE_RESULTS = 'allure-results';
+
+/**
+ * The attachments among files a test staged (allure-js-commons names them `<uuid>-attachment.<ext>`):
+ * prepareAllureResults() (reports/allure.ts) keeps them as they are, so that they can be written
+ * ahead into the report folder while the checks run (ReportFolder.writeAhead).
+ */
+export function allureAttachments(files: ReadonlyMap<string, Buffer>): Map<string, Buffer> {
+  return new Map([...files].filter(([name]) => /^[^/]*-attachment(\.[^/]*)?$/.test(name)));
+}
+
 /**
  * The exit status of a run (CONTRACT.md): 2 when it could not judge; else the gate of its expected
  * deviations (which takes the baseline into account), its baseline's gate, or its verdict.

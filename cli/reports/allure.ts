@@ -20,7 +20,7 @@ import type { Catalog, Requirement } from '../../catalog/catalog.ts';
 import { rfcLinks } from '../../suites/harness/allure.ts';
 import { excuseText } from '../record/expected.ts';
 import { retriedLine, retriesText } from '../record/flaky.ts';
-import type { AllureFiles, RunRecord } from '../record/record.ts';
+import { ALLURE_RESULTS, type AllureFiles, type RunRecord } from '../record/record.ts';
 import { isBlockedResult, type RequirementResult, type Status, type TestOutcome } from '../record/rollup.ts';
 import { failedChecksText, operationLabel, optionsText } from '../record/views.ts';
 import { HISTORY_FILE } from './folder.ts';
@@ -48,18 +48,6 @@ export const allureResults: Writer = {
     await folder.writeAll(checks.allureResults, ALLURE_RESULTS);
   },
 };
-
-/** The report folder's sub-folder of Allure results. */
-export const ALLURE_RESULTS = 'allure-results';
-
-/**
- * The attachments among files a test staged (allure-js-commons names them `<uuid>-attachment.<ext>`):
- * prepareAllureResults() keeps them as they are, so that they can be written ahead into the report
- * folder while the checks run (ReportFolder.writeAhead).
- */
-export function allureAttachments(files: ReadonlyMap<string, Buffer>): Map<string, Buffer> {
-  return new Map([...files].filter(([name]) => /^[^/]*-attachment(\.[^/]*)?$/.test(name)));
-}
 
 /** The parts of an Allure 2 result file this module reads and writes. */
 export interface AllureStep {

@@ -15,7 +15,7 @@ import {
   statSync,
   writeFileSync,
 } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
+import { rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { makeDirs, whyNotCreatable } from '../record/dirs.ts';
 import { CannotJudgeError, oneLine } from '../record/errors.ts';
@@ -32,17 +32,47 @@ export const HISTORY_FILE = 'allure-history.jsonl';
  * replacing the run before it, and carries the Allure history over into the new report folder, so
  * that the next report shows each requirement's trend. checkReportDirs (below) has made sure both
  * folders hold only reports.
+ *
+ * The run before the previous one is renamed aside (`previous.removing`) and removed through
+ * Node's thread pool: removing its hundreds of Allure files one by one held the run's start by
+ * about 20 ms. The promise settles when it is gone; should the process end first, it is removed
+ * then.
  */
-export function rotateReportDir(reportDir: string, previousReportDir: string): void {
-  if (!existsSync(reportDir)) return;
-  rmSync(previousReportDir, { recursive: true, force: true });
-  if (readdirSync(reportDir).length === 0) return;
-  renameSync(reportDir, previousReportDir);
-  const history = path.join(previousReportDir, HISTORY_FILE);
-  if (existsSync(history)) {
-    makeDirs(reportDir);
-    copyFileSync(history, path.join(reportDir, HISTORY_FILE));
+export function rotateReportDir(reportDir: string, previousReportDir: string): Promise<void> {
+  if (!existsSync(reportDir)) return Promise.resolve();
+  const aside = setAside(previousReportDir);
+  if (readdirSync(reportDir).length > 0) {
+    renameSync(reportDir, previousReportDir);
+    const history = path.join(previousReportDir, HISTORY_FILE);
+    if (existsSync(history)) {
+      makeDirs(reportDir);
+      copyFileSync(history, path.join(reportDir, HISTORY_FILE));
+    }
   }
+  return aside === undefined ? Promise.resolve() : removeInBackground(aside);
+}
+
+/** Renames a folder aside for removal: its new name, or undefined when there is no such folder. */
+function setAside(dir: string): string | undefined {
+  const aside = `${dir}.removing`;
+  rmSync(aside, { recursive: true, force: true }); // left by a run that was killed while removing it
+  try {
+    renameSync(dir, aside);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+  return aside;
+}
+
+function removeInBackground(dir: string): Promise<void> {
+  const now = () => rmSync(dir, { recursive: true, force: true });
+  process.on('exit', now);
+  return rm(dir, { recursive: true, force: true })
+    .catch(() => undefined) // tried again, at once, as the process ends
+    .then(() => {
+      if (!existsSync(dir)) process.off('exit', now);
+    });
 }
 
 /**
@@ -53,6 +83,8 @@ export function rotateReportDir(reportDir: string, previousReportDir: string): v
  */
 export class ReportFolder {
   private cleared = false;
+  /** The removal of the run before the previous one (rotateReportDir), once cleared. */
+  private removing: Promise<void> = Promise.resolve();
   private readonly files: string[] = [];
   /** Files written ahead into a sub-folder (writeAhead), by sub-folder: name → the bytes given, and the writes. */
   private readonly ahead = new Map<string, { written: Map<string, Buffer>; pending: Promise<void>[] }>();
@@ -94,8 +126,13 @@ export class ReportFolder {
   /** Moves the previous run's reports aside; once per run. */
   clear(): void {
     if (this.cleared) return;
-    rotateReportDir(this.dir, this.previousDir);
+    this.removing = rotateReportDir(this.dir, this.previousDir);
     this.cleared = true;
+  }
+
+  /** Resolves once what clear() left to Node's thread pool is done: the run publishes after it. */
+  settled(): Promise<void> {
+    return this.removing;
   }
 
   /** Writes a report document, redacted. */

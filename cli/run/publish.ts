@@ -5,14 +5,25 @@
  */
 import { oneLine, stopReason } from '../record/errors.ts';
 import { cannotJudgeRecord, exitOf, type RunRecord } from '../record/record.ts';
-import type { Outlet } from '../reports/writer.ts';
-import { WRITERS } from '../reports/writers.ts';
+import type { Outlet, Writer } from '../reports/writer.ts';
+
+let writers: Promise<readonly Writer[]> | undefined;
+
+/**
+ * The writers (reports/writers.ts), loaded once, on first use: a run that judges loads them while its
+ * checks run (run.ts), so that the command's start, which vitest's loading waits for, does without
+ * their thirty-odd modules.
+ */
+export function loadWriters(): Promise<readonly Writer[]> {
+  writers ??= import('../reports/writers.ts').then((m) => m.WRITERS);
+  return writers;
+}
 
 /** Publishes the record; resolves to the run's exit status. */
 export async function publish(record: RunRecord, outlet: Outlet): Promise<number> {
   outlet.folder?.clear();
   let failed = false;
-  for (const writer of WRITERS) {
+  for (const writer of await loadWriters()) {
     try {
       await writer.write(record, outlet);
     } catch (error) {
@@ -23,6 +34,7 @@ export async function publish(record: RunRecord, outlet: Outlet): Promise<number
       failed = true;
     }
   }
+  await outlet.folder?.settled();
   return exitOf(record);
 }
 

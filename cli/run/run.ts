@@ -21,10 +21,9 @@ import { Progress, startLines } from '../console/progress.ts';
 import { type Env, EXIT, type Io, NAME, type RunExtras } from '../record/command.ts';
 import { CannotJudgeError, errorText, oneLine, stopReason, UsageError } from '../record/errors.ts';
 import { LOG_BODY_BYTES } from '../record/exchanges.ts';
-import { cannotJudgeRecord, type RunRecord } from '../record/record.ts';
+import { ALLURE_RESULTS, allureAttachments, cannotJudgeRecord, type RunRecord } from '../record/record.ts';
 import type { RerunSource } from '../record/rerun.ts';
 import { responseTimeStats, timingsOfExchanges } from '../record/timings.ts';
-import { ALLURE_RESULTS, allureAttachments } from '../reports/allure.ts';
 import type { CheckInfo, EventStream } from '../reports/events.ts';
 import { ReportFolder } from '../reports/folder.ts';
 import { createRedactor, type Redactor } from '../reports/redact.ts';
@@ -37,7 +36,7 @@ import { judge } from './judge.ts';
 import { parseInvocation, type RunPlan } from './options.ts';
 import { openOutputs } from './outputs.ts';
 import { makePlan, type Plan } from './plan.ts';
-import { publish } from './publish.ts';
+import { loadWriters, publish } from './publish.ts';
 import type { runSuites } from './suites.ts';
 import { type OpenTarget, openTarget, unopenedTarget } from './target.ts';
 
@@ -229,8 +228,12 @@ async function judged(
     onAllureStaged: (files) => folder.writeAhead(ALLURE_RESULTS, allureAttachments(files)),
     ...(run.stop ? { stop: run.stop } : {}),
     events: {
-      onCollected: (tests) =>
-        progress.collected(tests.map((t) => (t.meta() as { requirementId?: string }).requirementId)),
+      onCollected: (tests) => {
+        // The writers load now, while the worker runs the first checks and this thread waits,
+        // rather than with the command, before vitest could start loading.
+        void loadWriters();
+        progress.collected(tests.map((t) => (t.meta() as { requirementId?: string }).requirementId));
+      },
       ...(run.events ? { onStart: (test) => run.events?.checkStart(checkOf(test, deps.root())) } : {}),
       onOutcome: (o) => {
         run.events?.checkEnd(

@@ -434,7 +434,9 @@ export class Client {
       bodyTimeout: this.timeoutMs,
       maxBodyBytes: this.maxBodyBytes,
     });
-    const remaining = Math.max(1, deadline - performance.now());
+    // Whole milliseconds: Node keeps a list of timers per duration, and a fraction made nearly every
+    // request's timer a list of its own, hundreds of them at once.
+    const remaining = Math.max(1, Math.ceil(deadline - performance.now()));
     const timer = setTimeout(() => attempt.abort(new Timeout(this.timeoutMs)), remaining);
     const stop = this.options.signal;
     if (stop?.aborted) attempt.abort(stop.reason);

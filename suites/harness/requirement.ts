@@ -8,7 +8,7 @@ import { type Config, keyCarrier, REQUIREMENTS_KEY } from './config.ts';
 import { type Contract, loadContract } from './contract.ts';
 import { isConformanceError } from './errors.ts';
 import type { ExchangeRecord } from './exchange.ts';
-import { EXCHANGE_LOG_KEY, exchangeSink } from './exchange-log.ts';
+import { EXCHANGE_LOG_KEY, exchangeSink, flushExchangeLog } from './exchange-log.ts';
 import { type Finding, type Model, runModel } from './model.ts';
 import { redact } from './redact.ts';
 import type { RetriedRequest } from './retry.ts';
@@ -238,6 +238,7 @@ function define(r: Requirement, row: Row | undefined, check: Check): void {
       if (!isConformanceError(err) && !ctx.signal.aborted) ctx.task.meta.suiteError = describeThrown(err);
       throw err;
     } finally {
+      flushExchangeLog();
       ctx.task.meta.exchangeCount = api.exchanges.length;
       if (api.serverErrors.length > 0) ctx.task.meta.serverErrors = [...api.serverErrors];
       if (api.findings.length > 0) ctx.task.meta.findings = [...api.findings];

@@ -1,7 +1,15 @@
 // The HTML report's parts that need no browser: the Allure results the CLI builds (one per
 // requirement), the Allure configuration, the page's post-processing (analytics, embedded data)
 // and the history carried over on rotation. test/cli/report-browser.test.ts checks the page itself.
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -400,6 +408,25 @@ describe('the Allure configuration and the page', () => {
     expect(existsSync(path.join(reportDir, 'summary.json'))).toBe(false);
     expect(existsSync(path.join(previousDir, 'summary.json'))).toBe(true);
     expect(existsSync(path.join(previousDir, HISTORY_FILE))).toBe(true);
+  });
+
+  test('the run before the previous one is removed off the main thread, and gone when rotation settles', async () => {
+    const reportDir = path.join(work, 'rotate-twice', 'latest');
+    const previousDir = path.join(work, 'rotate-twice', 'previous');
+    mkdirSync(path.join(previousDir, 'allure-results'), { recursive: true });
+    for (let i = 0; i < 50; i++)
+      writeFileSync(path.join(previousDir, 'allure-results', `${i}-result.json`), '{}');
+    mkdirSync(reportDir, { recursive: true });
+    writeFileSync(path.join(reportDir, 'summary.json'), '{"run":2}');
+    // A folder set aside by a run that was killed before it had removed it.
+    mkdirSync(`${previousDir}.removing`, { recursive: true });
+    writeFileSync(path.join(`${previousDir}.removing`, 'summary.json'), '{"run":0}');
+    const settled = rotateReportDir(reportDir, previousDir);
+    // At once: the previous run is where the one before it was.
+    expect(readFileSync(path.join(previousDir, 'summary.json'), 'utf8')).toBe('{"run":2}');
+    expect(existsSync(path.join(previousDir, 'allure-results'))).toBe(false);
+    await settled;
+    expect(readdirSync(path.join(work, 'rotate-twice'))).toEqual(['previous']);
   });
 });
 

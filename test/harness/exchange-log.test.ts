@@ -15,6 +15,7 @@ import { ConformanceError } from '../../suites/harness/errors.ts';
 import {
   type ExchangeLogSettings,
   exchangeSink,
+  flushExchangeLog,
   loggedBody,
   operationMatcher,
 } from '../../suites/harness/exchange-log.ts';
@@ -117,14 +118,34 @@ describe('every exchange is logged, one line each', () => {
     expect(x?.timings.receive).toBe(0);
   });
 
+  test("a turn's exchanges go as one message, and a check's end posts what it queued at once", async () => {
+    const { log, settings } = inbox();
+    const sink = exchangeSink(settings, 'http://h:1/v1', { requirement: 'LIST-OK', check: 'c' })!;
+    const listen = new BroadcastChannel(log.channel);
+    const messages: unknown[] = [];
+    listen.onmessage = (event) => messages.push((event as MessageEvent).data);
+    const sent = { method: 'GET', url: 'http://h:1/v1/pets', headers: {} };
+    const timing = { started: 1, attemptStarted: 1, ended: 2 };
+    sink.write(sent, { status: 200, durationMs: 1 }, timing);
+    sink.write(sent, { status: 200, durationMs: 1 }, timing);
+    // A thread that ends now (a vitest worker after its last check) loses nothing queued.
+    flushExchangeLog();
+    sink.write(sent, { status: 204, durationMs: 1 }, timing);
+    await log.drain();
+    listen.close();
+    expect(messages.map((m) => (m as unknown[]).length)).toEqual([2, 1]);
+    expect(log.entries().map((x) => x.response?.status)).toEqual([200, 200, 204]);
+  });
+
   test('what a worker thread posted is all received once drained, even when the thread has ended', async () => {
     const { log } = inbox();
     // A thread that posts 500 entries on the channel and ends, as a vitest worker does.
     const worker = new Worker(
       `const { BroadcastChannel } = require('node:worker_threads');
        const c = new BroadcastChannel(${JSON.stringify(log.channel)});
-       for (let i = 0; i < 500; i++)
-         c.postMessage({ v: 1, requirement: 'X', check: String(i), startedAt: new Date(1e12 + i).toISOString() });
+       for (let i = 0; i < 500; i += 5)
+         c.postMessage(Array.from({ length: 5 }, (_, j) =>
+           ({ v: 1, requirement: 'X', check: String(i + j), startedAt: new Date(1e12 + i + j).toISOString() })));
        c.close();`,
       { eval: true },
     );
@@ -200,11 +221,10 @@ describe('receiving the log', () => {
     const { log } = inbox();
     const post = new BroadcastChannel(log.channel);
     const entry = (startedAt: string, check: string) => ({ v: 1, requirement: 'X', check, startedAt });
-    post.postMessage(entry('2026-01-01T00:00:02.000Z', 'b'));
-    post.postMessage({ v: 2, check: 'later format' });
+    post.postMessage([entry('2026-01-01T00:00:02.000Z', 'b'), { v: 2, check: 'later format' }]);
     post.postMessage('not an entry');
-    post.postMessage(entry('2026-01-01T00:00:01.000Z', 'a'));
-    post.postMessage(entry('2026-01-01T00:00:03.000Z', 'c'));
+    post.postMessage(entry('2026-01-01T00:00:04.000Z', 'not in a batch'));
+    post.postMessage([entry('2026-01-01T00:00:01.000Z', 'a'), entry('2026-01-01T00:00:03.000Z', 'c')]);
     post.close();
     await log.drain();
     expect(log.entries().map((x) => x.check)).toEqual(['a', 'b', 'c']);
@@ -213,10 +233,10 @@ describe('receiving the log', () => {
   test('a closed log receives nothing more and keeps what it had', async () => {
     const { log } = inbox();
     const post = new BroadcastChannel(log.channel);
-    post.postMessage({ v: 1, requirement: 'X', check: 'kept', startedAt: '2026-01-01T00:00:01.000Z' });
+    post.postMessage([{ v: 1, requirement: 'X', check: 'kept', startedAt: '2026-01-01T00:00:01.000Z' }]);
     await log.drain();
     log.close();
-    post.postMessage({ v: 1, requirement: 'X', check: 'late', startedAt: '2026-01-01T00:00:02.000Z' });
+    post.postMessage([{ v: 1, requirement: 'X', check: 'late', startedAt: '2026-01-01T00:00:02.000Z' }]);
     post.close();
     await log.drain();
     expect(log.entries().map((x) => x.check)).toEqual(['kept']);
