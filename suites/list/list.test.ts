@@ -19,14 +19,24 @@ requirement('LIST-OK', async ({ api }) => {
   expectJsonArray(res);
 });
 
+/**
+ * A limit from the seed, 11 to 99, so that runs with other seeds cover the limits between the fixed
+ * rows: the whole declared space, not its corners alone.
+ */
+function seededLimit(seed: number): number {
+  return 11 + (Math.abs(Math.trunc(seed)) % 89);
+}
+
 requirement.each(
   'LIST-LIMIT-AT-MOST',
   [
     { case: 'limit=1', limit: 1 },
     { case: 'limit=7', limit: 7 },
+    { case: 'a limit from the seed, 11 to 99', limit: 'seeded' as const },
     { case: 'limit=100', limit: 100 },
   ],
-  async (ctx, { limit }) => {
+  async (ctx, row) => {
+    const limit = row.limit === 'seeded' ? seededLimit(ctx.config.seed) : row.limit;
     await ensurePets(ctx, limit + 1);
     const res = await ctx.api.get('/pets', { query: { limit } });
     // The maximum refused is LIST-LIMIT-MAX-ACCEPTED's fault; this judges the count.
@@ -43,19 +53,31 @@ requirement.each(
   [
     { case: 'limit=1', limit: 1 },
     { case: 'limit=10', limit: 10 },
+    { case: 'a limit from the seed, 11 to 99', limit: 'seeded' as const },
+    { case: 'limit=100', limit: 100 },
+    // The declared default is 100: a page of 20 when no limit is given hides pets just the same.
+    { case: 'no limit (default 100)', limit: undefined },
   ],
-  async (ctx, { limit }) => {
+  async (ctx, row) => {
+    const limit = row.limit === 'seeded' ? seededLimit(ctx.config.seed) : (row.limit ?? 100);
+    const query = row.limit === undefined ? undefined : { limit };
     await ensurePets(ctx, limit);
-    const res = await ctx.api.get('/pets', { query: { limit } });
-    expectStatus(res, 200);
+    const res = await ctx.api.get('/pets', query ? { query } : {});
+    // A refused maximum is LIST-LIMIT-MAX-ACCEPTED's fault, a list that fails outright LIST-OK's.
+    if (res.status !== 200)
+      blocked(
+        limit === 100 && query ? ['LIST-LIMIT-MAX-ACCEPTED'] : ['LIST-OK'],
+        res,
+        `status 200 to GET /pets${query ? `?limit=${limit}` : ''}`,
+      );
     const value = listedPets(res, `counting the pets a limit of ${limit} returns`);
-    // More than limit is LIST-LIMIT-AT-MOST's to judge.
+    // More than limit is LIST-LIMIT-AT-MOST's (or LIST-LIMIT-DEFAULT's) to judge.
     if (value.length >= limit) return;
     // Fewer: are at least `limit` still there? A store that lost the pets counted before (a fault of
     // keeping pets, not of the limit) lists fewer without a limit too.
-    const all = await ctx.api.get('/pets');
+    const all = query ? await ctx.api.get('/pets') : res;
     const stored = all.status === 200 ? listedPets(all, 'counting the pets stored').length : limit;
-    if (stored < limit)
+    if (query && stored < limit)
       suspected(
         NOT_FOUND_AFTER_CREATE,
         all,
@@ -68,7 +90,7 @@ requirement.each(
     suspected(
       NOT_FOUND_AFTER_CREATE,
       res,
-      `a JSON array of at least ${limit} pets (at least ${limit} are stored)`,
+      `a JSON array of at least ${limit} pets (at least ${limit} are stored${query ? '' : ', and the default limit is 100'})`,
       "a page shorter than its limit is the list's fault unless the store lost pets",
     );
   },

@@ -86,6 +86,17 @@ export const listVariants: Variant[] = [
     },
   },
   {
+    name: 'limit-plus-one-between',
+    kind: 'faulty',
+    does: 'answers one pet more than limit asks for when the limit is from 11 to 99 (1, 7 and 100 are served right)',
+    breaks: ['LIST-LIMIT-AT-MOST'],
+    server: {
+      wrap: changeLimit((limit) =>
+        isInt(limit) && Number(limit) >= 11 && Number(limit) <= 99 ? String(Number(limit) + 1) : limit,
+      ),
+    },
+  },
+  {
     name: 'limit-over-max-accepted',
     kind: 'faulty',
     does: 'accepts a limit above 100 and answers 100 pets',
@@ -97,7 +108,8 @@ export const listVariants: Variant[] = [
     kind: 'faulty',
     does: 'rejects limit=100, the declared maximum, with 400',
     breaks: ['LIST-LIMIT-MAX-ACCEPTED'],
-    blocks: ['LIST-LIMIT-AT-MOST'],
+    // LIST-LIMIT-FILLS since its row limit=100 (a page cut short at 100 went unseen).
+    blocks: ['LIST-LIMIT-AT-MOST', 'LIST-LIMIT-FILLS'],
     server: {
       wrap: intercept((req, res) => {
         if (req.method !== 'GET' || queryLimit(req.url) !== '100') return false;

@@ -129,6 +129,20 @@ function listIgnoresCreates(): Wrap {
 }
 
 /**
+ * Cuts the page of GET /pets to `size(limit)` pets, where `limit` is the one asked for (undefined
+ * when none was): the page sizes a server picks for itself, below what the client asked.
+ */
+function pageOf(size: (limit: number | undefined) => number): Wrap {
+  return rewriteJson(
+    (body, req) => {
+      const asked = req.query.get('limit');
+      return Array.isArray(body) ? body.slice(0, size(asked === null ? undefined : Number(asked))) : body;
+    },
+    (req, res) => isList(req) && res.status === 200,
+  );
+}
+
+/**
  * Validates as the reference does and answers 201, but keeps nothing: every show is 404, every list
  * is empty, and a second create with the same id is 201 again (there is nothing for it to conflict with).
  */
@@ -194,6 +208,27 @@ export const unplantedVariants: Variant[] = [
     breaks: ['LIST-LIMIT-FILLS'],
     blocks: ['LIST-LIMIT-AT-MOST', 'ANY-PET-SCHEMA'],
     server: { wrap: listIgnoresCreates() },
+  },
+  {
+    name: 'page-short-at-100',
+    kind: 'faulty',
+    does: 'answers 99 pets to limit=100, though more exist (every other limit is served in full)',
+    breaks: ['LIST-LIMIT-FILLS'],
+    server: { wrap: pageOf((limit) => (limit === 100 ? 99 : (limit ?? 100))) },
+  },
+  {
+    name: 'page-capped-at-50',
+    kind: 'faulty',
+    does: 'never lists more than 50 pets, whatever the limit: a cap of its own below the declared maximum',
+    breaks: ['LIST-LIMIT-FILLS'],
+    server: { wrap: pageOf((limit) => Math.min(limit ?? 100, 50)) },
+  },
+  {
+    name: 'default-page-20',
+    kind: 'faulty',
+    does: 'lists 20 pets when no limit is given, where the declared default is 100',
+    breaks: ['LIST-LIMIT-FILLS'],
+    server: { wrap: pageOf((limit) => limit ?? 20) },
   },
   {
     name: 'read-modify-write',
