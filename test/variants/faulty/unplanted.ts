@@ -14,6 +14,7 @@ import {
   isList,
   isShow,
   type Json,
+  mapPets,
   rewriteJson,
   rewriteResponse,
   shownId,
@@ -229,6 +230,34 @@ export const unplantedVariants: Variant[] = [
     does: 'lists 20 pets when no limit is given, where the declared default is 100',
     breaks: ['LIST-LIMIT-FILLS'],
     server: { wrap: pageOf((limit) => limit ?? 20) },
+  },
+  {
+    name: 'id-zero-refused',
+    kind: 'faulty',
+    does: 'refuses a pet whose id is 0 as if it had none (a check of the id that reads 0 as missing)',
+    breaks: ['CREATE-INT64-EXACT'],
+    server: {
+      wrap: withRequestBody(isCreateRequest, ({ body, res, forward }) => {
+        const pet = body.length > MAX_BODY_BYTES ? undefined : jsonOf(body);
+        if (!petObject(pet) || String(pet.id) !== '0') return forward(body);
+        const problem = '{"title":"Bad Request","status":400,"detail":"pet must have an id"}';
+        res.writeHead(400, { 'content-type': 'application/problem+json', 'content-length': problem.length });
+        res.end(problem);
+      }),
+    },
+  },
+  {
+    name: 'text-cut-at-255',
+    kind: 'faulty',
+    does: 'keeps names and tags cut to their first 255 characters, as a column of 255 would',
+    breaks: ['CREATE-PERSISTED'],
+    server: {
+      wrap: mapPets((pet) => ({
+        ...pet,
+        ...(typeof pet.name === 'string' ? { name: [...pet.name].slice(0, 255).join('') } : {}),
+        ...(typeof pet.tag === 'string' ? { tag: [...pet.tag].slice(0, 255).join('') } : {}),
+      })),
+    },
   },
   {
     name: 'read-modify-write',
