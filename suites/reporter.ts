@@ -63,7 +63,7 @@ export class RequirementAllureReporter extends AllureVitestReporter {
     return [
       ...(r ? requirementMessages(r, caseLabel) : []),
       ...noteMessages(notes ?? [], end),
-      ...evidenceMessages(evidence ?? [], end),
+      ...evidenceMessages(evidence ?? [], end, task.result?.state === 'pass'),
     ];
   }
 }

@@ -1,5 +1,6 @@
 // The request and the response of an exchange as the report shows them: two attachments that read
 // as HTTP, in the order sent, keys masked, JSON bodies indented without losing a digit.
+import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import {
   evidenceMessages,
@@ -31,6 +32,15 @@ describe('JSON bodies, indented token for token', () => {
   test('a body cut in the middle is indented as far as it goes; text that is not JSON is left alone', () => {
     expect(indentJson('[{"id":1},{"id":2,"na')).toBe('[\n  {\n    "id": 1\n  },\n  {\n    "id": 2,\n    "na');
     expect(indentJson('not json')).toBeUndefined();
+  });
+
+  test('any JSON object or array comes out as JSON.stringify indents it, whatever white space it had', () => {
+    const container = fc.oneof(fc.array(fc.jsonValue()), fc.dictionary(fc.string(), fc.jsonValue()));
+    fc.assert(
+      fc.property(container, fc.constantFrom(0, 1, 4, '\t', ' \r\n'), (value, space) => {
+        expect(indentJson(JSON.stringify(value, null, space))).toBe(JSON.stringify(value, null, 2));
+      }),
+    );
   });
 });
 
@@ -94,6 +104,32 @@ describe('an exchange as a request and a response', () => {
     expect(formatRequest(x)).toBe(`GET ${base}/pets\n\n(no body)`);
   });
 
+  test("a passed check's exchanges together: one attachment, each request above its response", () => {
+    const get = recordExchange(
+      { method: 'GET', url: `${base}/pets/12`, headers: {} },
+      { status: 404, headers: {}, durationMs: 3 },
+    );
+    const [one, ...more] = evidenceMessages([post, get], 1_700_000_000_000, true);
+    expect(more).toEqual([]);
+    expect(one?.data.name).toBe(
+      'last 2 exchanges: POST /v1/pets → 201 Created · 5031 bytes (4.9 KiB) · 12 ms; GET /v1/pets/12 → 404 Not Found · 3 ms',
+    );
+    const text = one?.data.content ?? '';
+    const at = [
+      '── 1/2 ──',
+      `POST ${base}/pets`,
+      'HTTP 201 Created',
+      '── 2/2 ──',
+      `GET ${base}/pets/12`,
+      'HTTP 404',
+    ].map((part) => text.indexOf(part));
+    expect(at.every((i) => i >= 0)).toBe(true);
+    expect(at).toEqual([...at].sort((a, b) => a - b));
+    expect(evidenceMessages([get], 1, true)[0]?.data.name).toBe(
+      'exchange: GET /v1/pets/12 → 404 Not Found · 3 ms',
+    );
+  });
+
   test('attached in the order sent, each request before its response, numbered when there are several', () => {
     const get = recordExchange(
       { method: 'GET', url: `${base}/pets/12`, headers: {} },
@@ -106,9 +142,10 @@ describe('an exchange as a request and a response', () => {
       'request 2/2: GET /v1/pets/12',
       'response 2/2: 404 Not Found · 3 ms',
     ]);
-    expect(Buffer.from(messages[3]!.data.content, 'base64').toString('utf8')).toBe(
-      'HTTP 404 Not Found  (3 ms)\n\n(no body)',
-    );
+    expect(messages[3]?.data).toMatchObject({
+      content: 'HTTP 404 Not Found  (3 ms)\n\n(no body)',
+      encoding: 'utf8',
+    });
     expect(messages[0]?.data).toMatchObject({
       contentType: 'text/plain',
       wrapInStep: true,

@@ -114,15 +114,18 @@ describe('secrets are masked everywhere a failure shows', () => {
     await api.get('/pets');
     // As a check keeps them for the report (TaskMeta.evidence): plain copies of its records.
     const kept = api.exchanges.map((x) => ({ ...x }));
-    const sent = evidenceMessages(kept, Date.now()).map((m) =>
-      Buffer.from(m.data.content, 'base64').toString('utf8'),
-    );
+    const sent = evidenceMessages(kept, Date.now()).map((m) => m.data.content);
     // The request, then the response, each an attachment of its own.
     expect(sent).toHaveLength(2);
     expect(sent[0]).toContain('x-api-key: ***');
     expect(sent[1]).toContain('HTTP 500');
     expect(sent.join('\n')).not.toContain(KEY);
     expect(JSON.stringify(kept)).not.toContain(KEY);
+    // A passed check's, together in one.
+    const together = evidenceMessages(kept, Date.now(), true).map((m) => m.data.content);
+    expect(together).toHaveLength(1);
+    expect(together[0]).toMatch(/x-api-key: \*\*\*[\s\S]*HTTP 500/);
+    expect(together[0]).not.toContain(KEY);
   });
 
   test('bodies are masked before they are cut: a key cut at an excerpt boundary leaks none of it', async () => {
