@@ -119,9 +119,11 @@ export class OutcomeCollector implements Reporter {
       ...(findings.length > 0 ? { findings } : {}),
       ...(retries ? { retries } : {}),
       ...(slowAnswers ? { slowAnswers } : {}),
-      ...(result.state === 'skipped' && blockedBy.length > 0 ? { blockedBy } : {}),
-      ...(result.state === 'skipped' && blockedBy.length > 0 && typeof meta.blockedOwnFault === 'string'
-        ? { ownFault: meta.blockedOwnFault }
+      ...(result.state === 'skipped' && blockedBy.length > 0
+        ? {
+            blockedBy,
+            ...(typeof meta.blockedOwnFault === 'string' ? { ownFault: meta.blockedOwnFault } : {}),
+          }
         : {}),
       ...(result.state === 'failed' && typeof meta.suiteError === 'string'
         ? { suiteError: meta.suiteError }

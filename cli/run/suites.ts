@@ -188,8 +188,6 @@ class StagingAllureReporter extends RequirementAllureReporter {
   private writer: StagingWriter | undefined;
   /** Tests handled as they finished, by task id: the files each wrote and the global messages it left. */
   private readonly finished = new Map<string, { files: AllureFiles; globals: unknown[] }>();
-  /** Tests finished and not handled yet (drain). */
-  private readonly waiting: RunnerTask[] = [];
 
   constructor(
     private readonly staging: ConstructorParameters<typeof RequirementAllureReporter>[0] & {
@@ -217,23 +215,9 @@ class StagingAllureReporter extends RequirementAllureReporter {
 
   onTestCaseResult(test: TestCase): void {
     const task = (test as unknown as { task?: RunnerTask }).task;
-    if (task?.type !== 'test') return;
-    // Handled a turn of the event loop later, not while vitest relays the worker's results: a worker
-    // that ends a suite file waits for that relay, and the checks' Allure data took it long.
-    this.waiting.push(task);
-    if (this.waiting.length === 1) setImmediate(() => this.drain());
-  }
-
-  /** Handles the tests that finished and are not handled yet. */
-  private drain(): void {
-    for (const task of this.waiting.splice(0)) this.stage(task);
-  }
-
-  /** Handles a test that finished: its Allure files kept aside, its attachments written ahead. */
-  private stage(task: RunnerTask): void {
     const globals = this.globalMessages();
     const writer = this.writer;
-    if (!writer || !globals || this.finished.has(task.id)) return;
+    if (!writer || !task || task.type !== 'test' || !globals || this.finished.has(task.id)) return;
     const files: AllureFiles = new Map();
     const before = globals.length;
     writer.target = files;
@@ -251,7 +235,6 @@ class StagingAllureReporter extends RequirementAllureReporter {
   }
 
   override handleTask(task: RunnerTask): void {
-    this.drain();
     const done = task.type === 'test' ? this.finished.get(task.id) : undefined;
     if (!done) {
       super.handleTask(task);
@@ -269,7 +252,6 @@ class StagingAllureReporter extends RequirementAllureReporter {
 
   /** Once the run has ended: the results, read back from the folder when they were written there. */
   collect(): void {
-    this.drain();
     if (this.writer) return;
     readTree(this.staging.resultsDir, '', this.files);
   }

@@ -25,7 +25,7 @@ export class Blocked extends Error {
     readonly evidence: ApiResponse,
     /** What came back; "POST /pets answered 500, empty body" by default. */
     readonly received = `${evidence.request.method} ${pathOf(evidence.request.url)} answered ${describeResponse(evidence)}`,
-    /** Why the check fails itself when none of `by` fails ("CREATE-PERSISTED and … passed: …"). */
+    /** Why the check fails itself when none of `by` fails ("a fault of the list unless the store lost pets"). */
     readonly ownFault?: string,
   ) {
     super(`blocked by ${by.join(', ')}: ${received} (${needed})`);
@@ -62,8 +62,8 @@ export function blocked(by: readonly string[], res: ApiResponse, needed: string,
 /**
  * Throws a Blocked that is this check's failure unless one of `by` fails: the answer breaks the
  * check's rule, or a fault `by` judges explains it and the check cannot tell which. `ownFault` is
- * what the failure says when `by` all pass ("CREATE-PERSISTED and CREATE-CONCURRENT passed: the pets
- * were kept").
+ * what the failure says when `by` all pass ("a page shorter than its limit is the list's fault unless
+ * the store lost pets"); the roll-up adds which of `by` passed.
  */
 export function suspected(
   by: readonly string[],

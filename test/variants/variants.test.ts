@@ -347,6 +347,20 @@ describe('blocked never points nowhere, over every run of the variants', () => {
     });
     expect(wrong).toEqual([]);
   });
+
+  test.runIf(variants.some((v) => v.name === 'page-short-at-100'))(
+    'a check blocked on suspicion whose suspects passed fails in its own words, not as a precondition',
+    () => {
+      const fills = outcomes
+        .get('page-short-at-100')
+        ?.summary?.results.find((r) => r.id === 'LIST-LIMIT-FILLS');
+      expect(fills?.status).toBe('failed');
+      expect(fills?.message).toMatch(
+        /a page shorter than its limit is the list's fault unless the store lost pets, and CREATE-PERSISTED, CREATE-CONCURRENT passed their own checks/,
+      );
+      expect(fills?.message).not.toMatch(/precondition/);
+    },
+  );
 });
 
 describe('the variants as a whole', () => {
