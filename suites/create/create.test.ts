@@ -3,6 +3,7 @@ import {
   applyMutation,
   arbitraryOf,
   blocked,
+  CONCURRENT_CREATES,
   checkGenerated,
   checkSequences,
   clip,
@@ -262,7 +263,7 @@ requirement.each('CREATE-PERSISTED', [{ case: 'a name and a tag of 300 character
 });
 
 // Creates, shows and lists in generated orders, each answer held against what the sequence created
-// (harness/sequences.ts): sixteen short sequences at once (fewer than CREATE-CONCURRENT's 24 creates),
+// (harness/sequences.ts): sixteen short sequences at once (fewer than CREATE-CONCURRENT's CONCURRENT_CREATES),
 // so that a deployment far away pays for a dozen round trips, not for a hundred.
 requirement.each('CREATE-PERSISTED', [{ case: 'generated sequences' }], async (ctx) => {
   await checkSequences(ctx, { sequences: 16, maxCommands: 12 });
@@ -314,10 +315,10 @@ requirement('CREATE-CONCURRENT', async (ctx) => {
     blocked(
       ['CREATE-PERSISTED'],
       found,
-      `status 200 to GET /pets/${first.id}, a pet created before the 24 while no other create was in flight`,
+      `status 200 to GET /pets/${first.id}, a pet created before the ${CONCURRENT_CREATES} while no other create was in flight`,
     );
-  const pets = Array.from({ length: 24 }, () => newPet());
-  // All 24 in flight at once (one connection each), not a bounded pool.
+  const pets = Array.from({ length: CONCURRENT_CREATES }, () => newPet());
+  // All in flight at once (one connection each), not a bounded pool: the run's widest burst (budget.ts).
   await Promise.all(pets.map((pet) => createPet(api, pet)));
   await inParallel(pets, pets.length, async (pet) => {
     const res = await api.get(petPath(pet.id));

@@ -17,6 +17,14 @@ export const MAX_SEQUENTIAL_REQUESTS = 4;
  */
 export const SETUP_CONCURRENCY = 34;
 
+/**
+ * Creates CREATE-CONCURRENT sends at once: the widest burst of creates the run sends, wider than a
+ * setup's (SETUP_CONCURRENCY), the generated sequences' 16 and GENERATED_CONCURRENCY. A server that
+ * loses writes only above some concurrency then loses them in the check that judges it, not only in
+ * another check's setup, where the loss could only block (or be suspected of) that bystander.
+ */
+export const CONCURRENT_CREATES = 40;
+
 /** Sequential rounds of requests that creating `pets` pets takes. */
 export function setupRounds(pets: number): number {
   return Math.ceil(pets / SETUP_CONCURRENCY);
@@ -30,8 +38,8 @@ export const GENERATED_BUDGET_FACTOR = 2;
 
 /**
  * Generated cases in flight at once (harness/generate.ts): 60 cases take 6 round trips instead of
- * 60, which is what a deployment far away pays for each. Fewer than the 24 creates CREATE-CONCURRENT
- * sends at once, so that no server sees more concurrency from them than the suite already asks for.
+ * 60, which is what a deployment far away pays for each. Fewer than the CONCURRENT_CREATES that
+ * CREATE-CONCURRENT sends at once, so that no server sees more concurrency from them than the suite already asks for.
  */
 export const GENERATED_CONCURRENCY = 10;
 

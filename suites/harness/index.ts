@@ -16,6 +16,7 @@ import { loadContract } from './contract.ts';
 /** fast-check, for tests that combine the harness's generators. */
 export { default as fc } from 'fast-check';
 export { Blocked, blocked, isBlocked, suspected } from './blocked.ts';
+export { CONCURRENT_CREATES } from './budget.ts';
 export {
   type ApiResponse,
   Client,

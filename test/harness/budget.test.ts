@@ -1,5 +1,11 @@
 import { expect, test } from 'vitest';
-import { MAX_SEQUENTIAL_REQUESTS, SETUP_CONCURRENCY, setupRounds } from '../../suites/harness/budget.ts';
+import {
+  CONCURRENT_CREATES,
+  GENERATED_CONCURRENCY,
+  MAX_SEQUENTIAL_REQUESTS,
+  SETUP_CONCURRENCY,
+  setupRounds,
+} from '../../suites/harness/budget.ts';
 import { createPets } from '../../suites/harness/pets.ts';
 
 test('the largest setup (101 pets) and its GET fit the sequential requests a check is given', () => {
@@ -22,4 +28,13 @@ test('createPets sends SETUP_CONCURRENCY creates at once', async () => {
   const pets = Array.from({ length: 101 }, (_, i) => ({ id: BigInt(i), name: `p${i}` }));
   await createPets(api as never, pets as never);
   expect(most).toBe(SETUP_CONCURRENCY);
+});
+
+test("CREATE-CONCURRENT's burst is the widest of the run: wider than a setup's and the generated cases'", () => {
+  // A server that loses writes only above some concurrency must lose them where CREATE-CONCURRENT
+  // judges it, not only in a bystander's setup (a variant that loses creates while 16 or more are in
+  // flight once passed CREATE-CONCURRENT's 24 and lost pets of LIST-LIMIT-FILLS's 34 at once).
+  expect(CONCURRENT_CREATES).toBeGreaterThan(SETUP_CONCURRENCY);
+  expect(CONCURRENT_CREATES).toBeGreaterThan(GENERATED_CONCURRENCY);
+  expect(CONCURRENT_CREATES).toBeGreaterThan(16); // the generated sequences at once (create.test.ts)
 });

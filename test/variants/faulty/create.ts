@@ -315,7 +315,7 @@ export const createVariants: Variant[] = [
       'SHOW-DEPRECATION-HEADER',
       'SHOW-SUNSET-HEADER',
     ],
-    server: { wrap: afterCreate((inFlight) => (inFlight >= 16 ? 'forget' : undefined), 5) },
+    server: { wrap: afterCreate((inFlight) => (inFlight >= 16 ? 'forget' : undefined), 30) },
   },
   {
     name: 'duplicate-overwrites',
