@@ -37,6 +37,8 @@ export interface Finding {
   readonly expected: string;
   readonly received: string;
   readonly reproduce: string;
+  /** Requirements whose failure explains it: when one fails, the one named is blocked by it instead. */
+  readonly unless?: readonly string[];
 }
 
 /** One vitest test, reduced to what the roll-up needs. */

@@ -119,6 +119,10 @@ export function rollUp(
       const [first] = found as [(typeof found)[0], ...typeof found];
       const others = new Set(found.map((f) => f.checking)).size - 1;
       const seen = ` (seen while checking ${first.checking}${others > 0 ? `, and by ${others} other check(s)` : ''})`;
+      // Every finding names requirements that would explain it better: settled below, once known.
+      const unless = found.every((f) => f.unless !== undefined)
+        ? [...new Set(found.flatMap((f) => f.unless ?? []))]
+        : undefined;
       return {
         ...base,
         status: 'failed',
@@ -127,6 +131,7 @@ export function rollUp(
         received: `${first.received}${seen}`,
         reproduce: first.reproduce,
         gating: gates(r.level, options.strict),
+        ...(unless ? { foundUnless: unless } : {}),
       };
     }
     if (failed.length > 0) {
@@ -171,7 +176,7 @@ export function rollUp(
   });
 
   // Every blockedBy then names failed requirements only (cli/blocking.ts).
-  const judged = resolveBlocking(results);
+  const judged = resolveBlocking(explainedFindings(results));
   const totals = {
     passed: judged.filter((r) => r.status === 'passed').length,
     failed: judged.filter((r) => r.status === 'failed').length,
@@ -211,4 +216,27 @@ export function cannotJudgeRollUp(requirements: readonly Requirement[], reason: 
 /** A URL without its scheme and host: "/v1/pets/12abc". */
 function pathOf(url: string): string {
   return url.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i, '') || '/';
+}
+
+/**
+ * A requirement failed only by findings that another requirement's failure explains (a pet lost
+ * among concurrent creates, in a store that loses pets created alone as well) is blocked by that
+ * failure instead: the finding is its evidence, and the fault is named once.
+ */
+function explainedFindings(
+  results: readonly (RequirementResult & { foundUnless?: string[] })[],
+): RequirementResult[] {
+  const failedIds = new Set(
+    results.filter((r) => r.status === 'failed' && r.foundUnless === undefined).map((r) => r.id),
+  );
+  return results.map(({ foundUnless, ...r }) => {
+    const by = (foundUnless ?? []).filter((id) => failedIds.has(id));
+    if (by.length === 0) return r;
+    return {
+      ...r,
+      status: 'skipped',
+      blockedBy: by,
+      message: `blocked by ${by.join(', ')}: ${r.received ?? r.message ?? ''}`,
+    };
+  });
 }

@@ -200,7 +200,9 @@ function findingsOf(test: TestCase): Finding[] {
       typeof f.requirementId === 'string' &&
       typeof f.expected === 'string' &&
       typeof f.received === 'string' &&
-      typeof f.reproduce === 'string',
+      typeof f.reproduce === 'string' &&
+      (f.unless === undefined ||
+        (Array.isArray(f.unless) && f.unless.every((u: unknown) => typeof u === 'string'))),
   );
 }
 

@@ -4,6 +4,7 @@
  * a file that cannot be written stops the run before any request; with the events on stdout,
  * everything else goes to stderr, vitest's messages too.
  */
+import { keySecrets } from '../../suites/harness/keys.ts';
 import { proxySecrets } from '../../suites/harness/network.ts';
 import { paintFor } from '../console/terminal.ts';
 import type { Env, Io } from '../record/command.ts';
@@ -23,7 +24,8 @@ export interface Outputs {
 
 /** Opens the run's outputs; throws UsageError when the events file cannot be written. */
 export function openOutputs(plan: RunPlan, io: Io, env: Env): Outputs {
-  const redactor = createRedactor([plan.config.apiKey, ...proxySecrets(plan.config.network)]);
+  // The key with its near misses (AUTH-WRONG-KEY-REFUSED sends them), each as secret as the key.
+  const redactor = createRedactor([...keySecrets(plan.config.apiKey), ...proxySecrets(plan.config.network)]);
   const stdout = io.stdout.write.bind(io.stdout);
   const events = plan.events === undefined ? undefined : EventStream.open(plan.events, stdout, redactor);
   const toStderr = plan.events === '-';

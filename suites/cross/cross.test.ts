@@ -16,6 +16,10 @@ import {
   inParallel,
   isJsonMediaType,
   isSuccess,
+  MIN_HALF_LENGTH,
+  NEAR_MISSES,
+  type NearMiss,
+  nearMissKey,
   petPath,
   type RequestOptions,
   readJson,
@@ -74,6 +78,23 @@ requirement.each(
   },
 );
 
+// An empty page, which a shortcut (`res.end('[]')`) may answer without the code that labels the list.
+requirement.each(
+  'ANY-JSON-CONTENT-TYPE',
+  [{ case: 'listPets 200 of an empty page (limit=0)' }],
+  async ({ api, skip }) => {
+    const res = await api.get('/pets', { query: { limit: 0 } });
+    // No minimum is declared, and a limit below 1 may be refused (LIST-LIMIT-BELOW-ONE judges how).
+    if (!isSuccess(res.status))
+      skip(
+        `GET /pets?limit=0 answered ${res.status}, not a 2xx: there is no page to judge (a limit below 1 may be refused)`,
+      );
+    if (res.body.length === 0)
+      skip(`GET /pets?limit=0 answered ${res.status} without a body: there is no type to judge`);
+    expectApplicationJson(res);
+  },
+);
+
 const errorRequests: {
   case: string;
   needs?: ['write'];
@@ -87,6 +108,19 @@ const errorRequests: {
     needs: ['write'],
     send: ({ api }) =>
       api.post('/pets', { body: '{"id": ', headers: { 'content-type': 'application/json' } }),
+  },
+  // Errors a framework may answer before the service's code runs, with a page of its own.
+  {
+    case: 'PUT /pets/{a pet this check created}, a method not allowed',
+    needs: ['write'],
+    send: (ctx) => undefinedMethod(ctx, 'PUT'),
+  },
+  {
+    // A fresh, tagged pet, as ANY-NO-5XX sends it: a lenient server that takes it touches no other pet.
+    case: 'POST /pets with Content-Type text/plain, a media type not supported',
+    needs: ['write'],
+    send: ({ api, newPet }) =>
+      api.post('/pets', { body: stringifyExact(newPet()), headers: { 'content-type': 'text/plain' } }),
   },
 ];
 
@@ -266,8 +300,11 @@ function withAllow(res: ApiResponse): string {
 
 requirement.each('ANY-METHOD-405', undefinedMethods, async (ctx, { method }) => {
   const res = await undefinedMethod(ctx, method);
-  const expected = 'status 405 with an Allow header that lists GET (RFC 9110 §15.5.6)';
-  if (res.status !== 405 || !allowed(res).includes('GET')) fail(res, expected, withAllow(res));
+  // Allow lists the methods the resource supports (RFC 9110 §15.5.6): never the one just refused.
+  const expected = `status 405 with an Allow header that lists GET and not ${method}, the method refused (RFC 9110 §15.5.6)`;
+  const allow = allowed(res);
+  if (res.status !== 405 || !allow.includes('GET') || allow.includes(method))
+    fail(res, expected, withAllow(res));
 });
 
 // OPTIONS is a method HTTP defines (RFC 9110 §9.3.7), which servers that speak CORS answer with a 2xx:
@@ -286,27 +323,27 @@ requirement.each('ANY-METHOD-405', [{ case: 'OPTIONS /pets' }], async ({ api }) 
   }
 });
 
+/** A GET that HEAD {path} is held to. */
+type HeadTarget = (ctx: CheckContext) => Promise<{ path: string; res: ApiResponse }>;
+
+// The GET the HEAD is held to; one that does not answer 200 blocks the check (LIST-OK judges it).
+const theList: HeadTarget = async ({ api }) => {
+  const res = await api.get('/pets');
+  if (res.status !== 200) blocked(['LIST-OK'], res, 'status 200 to GET /pets, which HEAD /pets is held to');
+  return { path: '/pets', res };
+};
+
+// createAndFind: a create refused, or a pet then not shown with 200, blocks the check.
+const aPetCreated: HeadTarget = async ({ api, newPet }) => {
+  const pet = newPet();
+  return { path: petPath(pet.id), res: await createAndFind(api, pet) };
+};
+
 requirement.each(
   'ANY-METHOD-HEAD',
   [
-    {
-      case: 'HEAD /pets',
-      // The GET the HEAD is held to; one that does not answer 200 blocks the check (LIST-OK judges it).
-      get: async ({ api }: CheckContext) => {
-        const res = await api.get('/pets');
-        if (res.status !== 200)
-          blocked(['LIST-OK'], res, 'status 200 to GET /pets, which HEAD /pets is held to');
-        return { path: '/pets', res };
-      },
-    },
-    {
-      case: 'HEAD /pets/{a pet this check created}',
-      // createAndFind: a create refused, or a pet then not shown with 200, blocks the check.
-      get: async ({ api, newPet }: CheckContext) => {
-        const pet = newPet();
-        return { path: petPath(pet.id), res: await createAndFind(api, pet) };
-      },
-    },
+    { case: 'HEAD /pets', get: theList },
+    { case: 'HEAD /pets/{a pet this check created}', get: aPetCreated },
   ],
   async (ctx, { get }) => {
     const { path, res: got } = await get(ctx);
@@ -318,6 +355,117 @@ requirement.each(
         res,
         `status ${got.status}, as GET ${path} answered, and no body (RFC 9110 §9.3.2)`,
         `${describeResponse(res)}${allow}`,
+      );
+    }
+  },
+);
+
+/** HEADs sent at most to find one the resource did not change around (other checks create pets). */
+const HEAD_ATTEMPTS = 3;
+
+/** Skips a row that compares a header of the HEAD when its status is not the GET's: the rows above judge that. */
+function sameStatusOrSkip(ctx: CheckContext, path: string, head: ApiResponse, get: ApiResponse): void {
+  if (head.status !== get.status)
+    ctx.skip(
+      `HEAD ${path} answered ${head.status} where GET answered ${get.status}, which the row of its status judges: no headers to compare`,
+    );
+}
+
+/**
+ * Holds a HEAD to the GET of the same path on one aspect (`agrees`). They are answered at different
+ * moments, and the list may change in between (other checks create pets meanwhile): a HEAD that
+ * disagrees with the GET before it is held to a GET sent right after it too, and is wrong only when
+ * those two GETs are the same on the aspect (`same`), so that the resource stood still around it.
+ * Otherwise another HEAD is sent, then another GET, HEAD_ATTEMPTS HEADs in all; a resource that
+ * changed around each of them skips the row. Returns the HEAD found wrong and the GET after it.
+ */
+async function headDisagreement(
+  ctx: CheckContext,
+  path: string,
+  first: { get: ApiResponse; head: ApiResponse },
+  agrees: (head: ApiResponse, get: ApiResponse) => boolean,
+  same: (a: ApiResponse, b: ApiResponse) => boolean,
+): Promise<{ head: ApiResponse; get: ApiResponse } | undefined> {
+  let { get: before, head } = first;
+  for (let attempt = 1; ; attempt++) {
+    sameStatusOrSkip(ctx, path, head, before);
+    if (agrees(head, before)) return undefined;
+    const after = await ctx.api.get(path);
+    if (after.status !== before.status)
+      ctx.skip(`GET ${path} answered ${after.status} after the HEAD, where it had answered ${before.status}`);
+    if (agrees(head, after)) return undefined;
+    if (same(before, after)) return { head, get: after };
+    if (attempt === HEAD_ATTEMPTS)
+      ctx.skip(
+        `GET ${path} changed around each of ${HEAD_ATTEMPTS} HEADs (other checks create pets meanwhile): no HEAD could be held to a GET that stood still`,
+      );
+    before = after;
+    head = await ctx.api.request('HEAD', path);
+  }
+}
+
+/** Whether a HEAD's Content-Length, if it has one, is the length of a GET's body (repeated values each). */
+function lengthAgrees(head: ApiResponse, get: ApiResponse): boolean {
+  const length = head.headers['content-length'];
+  return length === undefined || length.split(',').every((v) => v.trim() === String(get.body.length));
+}
+
+// RFC 9110 §8.6: a server MUST NOT send Content-Length in a HEAD response unless its value equals
+// the length of the content the GET would have sent.
+requirement.each(
+  'ANY-METHOD-HEAD',
+  [
+    { case: "HEAD /pets: a Content-Length is the length of the GET's body", get: theList },
+    {
+      case: "HEAD /pets/{a pet this check created}: a Content-Length is the length of the GET's body",
+      get: aPetCreated,
+    },
+  ],
+  async (ctx, { get }) => {
+    const { path, res: got } = await get(ctx);
+    const head = await ctx.api.request('HEAD', path);
+    sameStatusOrSkip(ctx, path, head, got);
+    const length = head.headers['content-length'];
+    if (length === undefined) ctx.skip(`HEAD ${path} sent no Content-Length, which it may leave out`);
+    if (got.truncated)
+      ctx.skip(`GET ${path} sent a body longer than the suite reads: its length is not known`);
+    const wrong = await headDisagreement(ctx, path, { get: got, head }, lengthAgrees, (a, b) =>
+      a.body.equals(b.body),
+    );
+    if (wrong) {
+      const bytes = wrong.get.body.length;
+      fail(
+        wrong.head,
+        `no Content-Length, or Content-Length: ${bytes}, the length of the body GET ${path} sends (RFC 9110 §8.6)`,
+        `${wrong.head.status} with Content-Length: ${wrong.head.headers['content-length']}, where GET ${path} sent the same body of ${bytes} bytes before and after the HEAD`,
+      );
+    }
+  },
+);
+
+// RFC 9110 §9.3.2: a server SHOULD send the same header fields in answer to HEAD as to GET; those of
+// the deprecated show (service.md, Versioning) say when the operation goes away, to a HEAD as well.
+requirement.each(
+  'ANY-METHOD-HEAD',
+  [{ case: "HEAD /pets/{a pet this check created}: Deprecation and Sunset as the GET's" }],
+  async (ctx) => {
+    const { path, res: got } = await aPetCreated(ctx);
+    const names = ['Deprecation', 'Sunset'].filter((name) => got.headers[name.toLowerCase()] !== undefined);
+    if (names.length === 0)
+      ctx.skip(
+        `GET ${path} carries neither Deprecation nor Sunset (SHOW-DEPRECATION-HEADER and SHOW-SUNSET-HEADER judge that): nothing the HEAD must repeat`,
+      );
+    /** "Deprecation: @1767225600; Sunset: (none)". */
+    const fields = (res: ApiResponse) =>
+      names.map((name) => `${name}: ${res.headers[name.toLowerCase()] ?? '(none)'}`).join('; ');
+    const head = await ctx.api.request('HEAD', path);
+    const agree = (a: ApiResponse, b: ApiResponse) => fields(a) === fields(b);
+    const wrong = await headDisagreement(ctx, path, { get: got, head }, agree, agree);
+    if (wrong) {
+      fail(
+        wrong.head,
+        `${fields(wrong.get)}, as GET ${path} answered (RFC 9110 §9.3.2: the same header fields as GET)`,
+        `${wrong.head.status} with ${fields(wrong.head)}`,
       );
     }
   },
@@ -380,9 +528,54 @@ requirement.each('AUTH-MISSING-KEY-REFUSED', operations, async (ctx, { send }) =
   expectRefused(await send(ctx, 'none'), 'without the key');
 });
 
+// A guard that checks the key on the exact path while the router matches paths in any case lets
+// /v1/PETS through: the path names nothing (paths are case-sensitive, RFC 3986 §6.2.2.1), or it is refused.
+requirement.each(
+  'AUTH-MISSING-KEY-REFUSED',
+  [{ case: "GET /PETS, the list's path in upper case" }],
+  async ({ api }) => {
+    const res = await api.get('/PETS', { auth: 'none' });
+    if (isSuccess(res.status))
+      fail(
+        res,
+        "a status other than 2xx (a request without the key, to a case variant of the list's path): 404, 401 or 403",
+      );
+  },
+);
+
 requirement.each('AUTH-WRONG-KEY-REFUSED', operations, async (ctx, { send }) => {
   expectRefused(await send(ctx, 'wrong'), 'with a wrong key');
 });
+
+/** The near misses of the key (harness/keys.ts): what each is, and why a key may have none. */
+const nearMisses: Record<NearMiss, { what: string; none?: string }> = {
+  'last-character-changed': { what: "the key's last character changed" },
+  'case-flipped': {
+    what: "the key's letters in the other case",
+    none: 'the key has no letters (A-Z, a-z): no other case of it to send',
+  },
+  'character-appended': { what: 'a character appended to the key' },
+  'first-half': {
+    what: "the key's first half",
+    none: `the key's first half is shorter than ${MIN_HALF_LENGTH} characters, too short to mask in the reports: not sent`,
+  },
+};
+
+// A key compared loosely (on a prefix, up to the length sent, without case) takes keys near the
+// configured one, which a wholly different key does not show. Sent to the list, a read.
+requirement.each(
+  'AUTH-WRONG-KEY-REFUSED',
+  NEAR_MISSES.map((nearMiss) => ({
+    case: `listPets with ${nearMisses[nearMiss].what}`,
+    needs: ['key' as const],
+    nearMiss,
+  })),
+  async ({ api, config, skip }, { nearMiss }) => {
+    const { what, none } = nearMisses[nearMiss];
+    if (nearMissKey(config.apiKey ?? '', nearMiss) === undefined) skip(none ?? `no key with ${what}`);
+    expectRefused(await api.get('/pets', { auth: { nearMiss } }), `with ${what}`);
+  },
+);
 
 // ---------------------------------------------------------------- versioning
 

@@ -5,6 +5,7 @@ import { ConformanceError } from './errors.ts';
 import { type ExchangeRecord, formatBytes, recordExchange, type SentRequest, toCurl } from './exchange.ts';
 import type { ExchangeSink } from './exchange-log.ts';
 import { stringifyExact } from './json.ts';
+import { keySecrets, type NearMiss, nearMissKey } from './keys.ts';
 import type { Finding, Model } from './model.ts';
 import { Attempt, createDispatcher, proxySecrets } from './network.ts';
 import {
@@ -86,8 +87,11 @@ export interface RequestOptions {
   readonly json?: unknown;
   /** A raw body, sent as is (set Content-Type yourself). */
   readonly body?: string | Uint8Array;
-  /** The API key: as configured (default), left out, or replaced by a wrong one. */
-  readonly auth?: 'config' | 'none' | 'wrong';
+  /**
+   * The API key: as configured (default), left out, replaced by a wrong one unlike it, or by a near
+   * miss of it (keys.ts; one the configured key has: a check asks nearMissKey() first).
+   */
+  readonly auth?: 'config' | 'none' | 'wrong' | { readonly nearMiss: NearMiss };
   /** A POSIX sh command that prints the body, for curl lines of bodies too long to paste. */
   readonly bodyCommand?: string;
   /**
@@ -177,7 +181,7 @@ export class Client {
     readonly config: Config,
     private readonly options: ClientOptions = {},
   ) {
-    registerSecret(config.apiKey);
+    for (const secret of keySecrets(config.apiKey)) registerSecret(secret); // the key and its near misses
     registerSecret(WRONG_KEY); // not a secret, but a key header's value never shows, whatever it holds
     for (const secret of proxySecrets(config.network)) registerSecret(secret);
     if (config.apiKeyQuery) registerSecretQueryParam(config.apiKeyQuery);
@@ -212,7 +216,9 @@ export class Client {
    */
   async request(method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse> {
     const sent = this.prepare(method, path, options);
-    const watch = this.options.model?.watch(sent, options.alone);
+    // Sent without the configured key (a check of the key's refusal): not an answer about the run's pets.
+    const foreign = options.auth !== undefined && options.auth !== 'config';
+    const watch = this.options.model?.watch(sent, options.alone, foreign);
     if (watch) await watch.admitted;
     let settled = false;
     const settle = (status: number | undefined, body?: Buffer, text?: string): Finding[] => {
@@ -388,8 +394,7 @@ export class Client {
       if (isSecretHeader(k)) registerSecret(v); // an Authorization value a check sets is a secret too
     }
     const query: Record<string, QueryValue> = { ...options.query };
-    const auth = options.auth ?? 'config';
-    const key = auth === 'wrong' ? WRONG_KEY : auth === 'config' ? this.config.apiKey : undefined;
+    const key = this.keyFor(options.auth ?? 'config');
     if (key !== undefined) {
       if (this.config.apiKeyQuery) query[this.config.apiKeyQuery] = key;
       else if (this.config.apiKeyScheme) headers.authorization = `${this.config.apiKeyScheme} ${key}`;
@@ -402,6 +407,17 @@ export class Client {
       ...(body ? { body } : {}),
       ...(options.bodyCommand !== undefined ? { bodyCommand: options.bodyCommand } : {}),
     };
+  }
+
+  /** The key a request carries, by its `auth` option; undefined for none. */
+  private keyFor(auth: NonNullable<RequestOptions['auth']>): string | undefined {
+    if (auth === 'wrong') return WRONG_KEY;
+    if (auth === 'config') return this.config.apiKey;
+    if (auth === 'none') return undefined;
+    const key = nearMissKey(this.config.apiKey ?? '', auth.nearMiss);
+    // A bug of the check that asked: it must skip when the key has no such near miss.
+    if (key === undefined) throw new Error(`the configured API key has no near miss ${auth.nearMiss}`);
+    return key;
   }
 
   /** One attempt, bounded by the deadline; never throws. */

@@ -62,6 +62,7 @@ export {
   parseExact,
   stringifyExact,
 } from './json.ts';
+export { keySecrets, MIN_HALF_LENGTH, NEAR_MISSES, type NearMiss, nearMissKey } from './keys.ts';
 export {
   type Attempt,
   differences,

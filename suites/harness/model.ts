@@ -27,7 +27,8 @@ import { redact } from './redact.ts';
  * CREATE-INT64-EXACT when that other id is the same beyond 2^53), whichever check received it: the
  * roll-up fails that requirement, and the check that saw it keeps its own result. Only answers the
  * Pet schema accepts are compared (a malformed pet is ANY-PET-SCHEMA's), and a pet that is not found
- * is left to the checks (blocked.ts), which know why they expected it.
+ * (404) after its create was answered 2xx is a pet lost: CREATE-PERSISTED's, or CREATE-CONCURRENT's
+ * when every create of it overlapped another (judgeMissing).
  *
  * The model also knows which creates overlapped: a pet created while no other create of this worker
  * was in flight is one the server had to itself, so losing it is CREATE-PERSISTED's fault and not
@@ -42,6 +43,12 @@ export interface Finding {
   readonly reproduce: string;
   /** The id of the pet the answer got wrong (the model's findings; not reported). */
   readonly petId?: string;
+  /**
+   * Requirements whose failure explains this finding better: when one of them fails, the one named
+   * is blocked by it rather than failed (a pet lost in a store that keeps none is not a fault of
+   * concurrency). cli/record/rollup.ts.
+   */
+  readonly unless?: readonly string[];
 }
 
 /** The fields of a Pet the model compares, besides the id. */
@@ -105,6 +112,19 @@ const MAX_MODELLED_BODY = 64 * 1024;
 const TWO_TO_53 = 2n ** 53n;
 
 /** The canonical digits of an int64, or undefined. */
+/**
+ * The page size a list request asks for: its limit when it is given once as the digits of 1 to 100,
+ * 100 (the declared default) when none is given; undefined for any other limit (not judged).
+ */
+function pageLimit(url: string): number | undefined {
+  const limits = new URL(url).searchParams.getAll('limit');
+  if (limits.length === 0) return 100;
+  const [limit] = limits;
+  if (limits.length > 1 || limit === undefined || !/^[1-9]\d{0,2}$/.test(limit)) return undefined;
+  const n = Number(limit);
+  return n <= 100 ? n : undefined;
+}
+
 function int64Digits(value: unknown): string | undefined {
   const n = exactInteger(value);
   return n !== undefined && n >= INT64_MIN && n <= INT64_MAX ? n.toString() : undefined;
@@ -195,10 +215,14 @@ export class Model {
     );
   }
 
-  /** Follows a request: call when it is about to be sent; `alone` for a create that must not overlap. */
-  watch(sent: SentRequest, alone = false): Watch {
+  /**
+   * Follows a request: call when it is about to be sent; `alone` for a create that must not overlap,
+   * `foreign` for one sent without the configured key (not judged).
+   */
+  watch(sent: SentRequest, alone = false, foreign = false): Watch {
     const sentAt = ++this.clock;
-    const route = this.route(sent);
+    // `foreign`: sent without the configured key; its answer says nothing of the run's pets.
+    const route = foreign ? { kind: 'other' as const } : this.route(sent);
     if (route.kind !== 'create') return { sent, sentAt, ...route, admitted: Promise.resolve() };
     const create = new Create(sent, sentAt);
     this.unread.push(create);
@@ -230,6 +254,10 @@ export class Model {
       this.forget(w.id, `${w.sent.method} of it was answered ${status}`);
       return [];
     }
+    if (w.kind === 'show' && status === 404) {
+      const finding = this.judgeMissing(w);
+      return finding ? [finding] : [];
+    }
     if (status !== 200 || body === undefined || (w.kind !== 'show' && w.kind !== 'list')) return [];
     const parsed = parseBody(body, text ?? body.toString('utf8'));
     if (!parsed.ok) return [];
@@ -244,6 +272,8 @@ export class Model {
       const finding = this.judgeListed(w, item, exact[i]);
       if (finding) findings.push(finding);
     });
+    const left = this.judgeLeftOut(w, parsed.value, exact);
+    if (left) findings.push(left);
     return findings;
   }
 
@@ -282,6 +312,62 @@ export class Model {
     return undefined;
   }
 
+  /**
+   * A 404 to the show of a pet the run created (2xx, before the show was sent, nothing since making
+   * it unknown) is a pet lost, whichever check met it: CREATE-PERSISTED's when a create of it had the
+   * server to itself, CREATE-CONCURRENT's when every create of it overlapped another. The check that
+   * met it is then blocked by that requirement (pets.ts) rather than blamed for a precondition.
+   */
+  private judgeMissing(w: Watch): Finding | undefined {
+    const asked = w.id !== undefined && int64Digits(integerOfDigits(w.id)) === w.id ? w.id : undefined;
+    if (asked === undefined || !this.isCreated(asked, w.sentAt)) return undefined;
+    const created = (this.entries.get(asked)?.attempts ?? []).filter(
+      (a) => a.fields && isSuccess(a.status) && (a.answeredAt ?? Number.POSITIVE_INFINITY) < w.sentAt,
+    );
+    const alone = created.find((a) => !a.overlapped);
+    const by = alone ?? created[created.length - 1]!;
+    return this.finding(w, alone ? 'CREATE-PERSISTED' : 'CREATE-CONCURRENT', {
+      expected: alone
+        ? `status 200 and pet ${asked}, which this run created (answered ${by.status}) while no other create was in flight`
+        : `status 200 and pet ${asked}, which this run created (answered ${by.status}) while other creates were in flight`,
+      received: '404: the pet is lost',
+      createdBy: by,
+      petId: asked,
+      // Lost among others: a fault of concurrency, unless the server loses pets created alone too.
+      ...(alone ? {} : { unless: ['CREATE-PERSISTED'] }),
+    });
+  }
+
+  /**
+   * LIST-LIMIT-FILLS: a page with room (fewer pets than its limit, 100 when none is asked) holds every
+   * pet the run created before the list was sent; one it leaves out is hidden from a client that reads
+   * the first page. Unless the pet was lost (CREATE-PERSISTED, CREATE-CONCURRENT judge that).
+   */
+  private judgeLeftOut(w: Watch, value: unknown[], exact: unknown[]): Finding | undefined {
+    const limit = pageLimit(w.sent.url);
+    if (limit === undefined || exact.length >= limit) return undefined;
+    // A page with an item that is not a Pet by the schema is ANY-PET-SCHEMA's (ids as strings).
+    const ids = value.map((item, i) => this.petId(item, exact[i]));
+    if (ids.some((id) => id === undefined)) return undefined;
+    const listed = new Set(ids);
+    for (const id of this.entries.keys()) {
+      if (listed.has(id) || !this.isCreated(id, w.sentAt)) continue;
+      const by = this.entries
+        .get(id)!
+        .attempts.find(
+          (a) => a.fields && isSuccess(a.status) && (a.answeredAt ?? Number.POSITIVE_INFINITY) < w.sentAt,
+        );
+      return this.finding(w, 'LIST-LIMIT-FILLS', {
+        expected: `a page that holds pet ${id}, which this run created (answered ${by?.status}) before the list was sent, since the page has room (${exact.length} pet(s) of at most ${limit})`,
+        received: `200 with ${exact.length} pet(s), pet ${id} not among them`,
+        ...(by ? { createdBy: by as Create } : {}),
+        petId: id,
+        unless: ['CREATE-PERSISTED', 'CREATE-CONCURRENT'],
+      });
+    }
+    return undefined;
+  }
+
   private judgeListed(w: Watch, value: unknown, exact: unknown): Finding | undefined {
     // Lists show the same pets again and again: a pet listed as it was already listed, with no create
     // of its id since, was judged then (a Pet by the schema, equal to what was sent, or not created).
@@ -311,9 +397,20 @@ export class Model {
     how: string,
   ): Finding | undefined {
     const entry = this.entries.get(id)!;
-    const candidates = entry.attempts.filter((a) => a.fields);
+    // A body refused with 409 (its id was taken) is not what the server keeps of that id.
+    const candidates = entry.attempts.filter((a) => a.fields && a.status !== 409);
     if (candidates.some((a) => differences(a.fields!, shown).length === 0)) return undefined;
     const created = [...candidates].reverse().find((a) => isSuccess(a.status)) ?? candidates[0]!;
+    const conflicted = entry.attempts.find(
+      (a) => a.fields && a.status === 409 && differences(a.fields, shown).length === 0,
+    );
+    if (conflicted)
+      return this.finding(w, 'CREATE-DUPLICATE-ID', {
+        expected: `${describeSent(id, created.fields!)}: a second create of this id was refused with 409, and the first is left unchanged`,
+        received: `${how} with the fields of the create refused with 409 (${differences(created.fields!, shown).join(', ')})`,
+        createdBy: conflicted as Create,
+        petId: id,
+      });
     const diffs = differences(created.fields!, shown);
     const others =
       candidates.length > 1
@@ -357,7 +454,7 @@ export class Model {
   private finding(
     w: Watch,
     requirementId: string,
-    what: { expected: string; received: string; createdBy?: Create; petId?: string },
+    what: { expected: string; received: string; createdBy?: Create; petId?: string; unless?: string[] },
   ): Finding {
     const by = what.createdBy;
     // On the same server the read shows it again; the comment says how the pet was made.
@@ -370,6 +467,7 @@ export class Model {
       received: redact(`${w.sent.method} ${pathOf(w.sent.url)} answered ${what.received}`),
       reproduce: redact(`${toCurl(w.sent)}${made.replace(/[\r\n]+/g, ' ')}`),
       ...(what.petId === undefined ? {} : { petId: what.petId }),
+      ...(what.unless === undefined ? {} : { unless: what.unless }),
     };
   }
 

@@ -1,7 +1,8 @@
 /**
  * Secrets never leave the harness in clear: every message, curl line, exchange record and attachment
- * passes through redact(). One registry per worker: the client registers the configured API key (and
- * the header or query parameter that carries it) as soon as it is created, so that a ConformanceError
+ * passes through redact(). One registry per worker: the client registers the configured API key, its
+ * near misses (keys.ts: AUTH-WRONG-KEY-REFUSED sends them, and each holds most or half of the key) and
+ * the header or query parameter that carries it as soon as it is created, so that a ConformanceError
  * built anywhere later is masked too.
  */
 

@@ -202,8 +202,9 @@ export interface GeneratedPet {
 /**
  * Text where servers go wrong: empty, white space at either end, accents precomposed and combining,
  * CJK, emoji outside the BMP and joined ones, right-to-left text and its override, quotes,
- * backslashes, control characters (sent as JSON escapes), line and paragraph separators, and any
- * grapheme fast-check makes.
+ * backslashes, control characters (sent as JSON escapes), line and paragraph separators, CR and
+ * CRLF, zero-width characters, a soft hyphen and a variation selector, digits and "null" as text, a
+ * delimiter, JSON escapes written out as text, and any grapheme fast-check makes.
  */
 const FRAGMENTS = [
   '',
@@ -234,6 +235,22 @@ const FRAGMENTS = [
   '<b>',
   '%41',
   '{}',
+  // Where stores and codecs go wrong beyond the above: line ends a platform rewrites, characters that
+  // render as nothing (zero-width, soft hyphen, a variation selector), text that looks like another
+  // type or a delimiter, escapes written out that a second unescape would turn into characters.
+  '\r\n',
+  '\r',
+  '\u200b',
+  '\u200c',
+  '\u2060',
+  '\u00ad',
+  '❤\ufe0f',
+  '007',
+  '1.50',
+  'null',
+  '|',
+  '\\n',
+  '\\u0041',
 ];
 const core = fc.oneof(
   { weight: 4, arbitrary: fc.array(fc.constantFrom(...FRAGMENTS), { maxLength: 4 }).map((a) => a.join('')) },

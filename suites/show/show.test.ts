@@ -42,6 +42,15 @@ requirement('SHOW-UNKNOWN-NOT-2XX', async ({ api, freshId }) => {
   if (res.status >= 200 && res.status <= 299) fail(res, 'a status other than 2xx (no pet has this id)');
 });
 
+// An id no pet has that begins with one a pet has: a server that reads the leading digits of the id
+// (strtoll, parseInt) shows that pet.
+requirement.each('SHOW-UNKNOWN-NOT-2XX', [{ case: "a pet's id followed by letters" }], async (ctx) => {
+  const { id } = await aPetToShow(ctx);
+  const res = await ctx.api.get(petPath(`${id}abc`));
+  if (res.status >= 200 && res.status <= 299)
+    fail(res, `a status other than 2xx (no pet has the id ${id}abc, though pet ${id} exists)`);
+});
+
 requirement('SHOW-UNKNOWN-404', async ({ api, freshId }) => {
   const res = await api.get(petPath(freshId()));
   expectStatus(res, 404);
@@ -56,6 +65,20 @@ requirement.each(
   ],
   async ({ api }, { id }) => {
     const res = await api.get(petPath(id));
+    expectStatus(res, 400, 404);
+  },
+);
+
+// The same forms after the id of a pet that exists: read by its leading digits, they show that pet.
+requirement.each(
+  'SHOW-ID-MALFORMED',
+  [
+    { case: "petId=<a pet's id>abc", suffix: 'abc' },
+    { case: "petId=<a pet's id>.5", suffix: '.5' },
+  ],
+  async (ctx, { suffix }) => {
+    const { id } = await aPetToShow(ctx);
+    const res = await ctx.api.get(petPath(`${id}${suffix}`));
     expectStatus(res, 400, 404);
   },
 );

@@ -223,4 +223,32 @@ describe('findings: a rule broken in an answer another check received fails the 
     const { byId } = run([failed('CREATE-A', 'own'), { ...passed('SHOW-X'), findings: [finding] }]);
     expect(byId.get('CREATE-A')?.received).toBe('own');
   });
+
+  // A pet lost among concurrent creates, in a store that loses pets created alone as well, is not a
+  // fault of concurrency: the finding names CREATE-B unless CREATE-A fails.
+  const lost = { ...finding, requirementId: 'CREATE-B', unless: ['CREATE-A'] };
+
+  test('a finding whose `unless` requirement fails blocks the one it names by that failure instead', () => {
+    const { byId } = run([
+      failed('CREATE-A', 'own'),
+      passed('CREATE-B'),
+      { ...passed('SHOW-X'), findings: [lost] },
+    ]);
+    expect(byId.get('CREATE-B')).toMatchObject({ status: 'skipped', blockedBy: ['CREATE-A'] });
+    expect(byId.get('CREATE-B')?.message).toMatch(/^blocked by CREATE-A: GET \/pets\/7 answered 200/);
+  });
+
+  test('a finding whose `unless` requirement passes fails the one it names', () => {
+    const { byId } = run([passed('CREATE-A'), passed('CREATE-B'), { ...passed('SHOW-X'), findings: [lost] }]);
+    expect(byId.get('CREATE-B')?.status).toBe('failed');
+  });
+
+  test('a finding without `unless` beside one with it: the requirement named fails', () => {
+    const { byId } = run([
+      failed('CREATE-A', 'own'),
+      passed('CREATE-B'),
+      { ...passed('SHOW-X'), findings: [lost, { ...finding, requirementId: 'CREATE-B' }] },
+    ]);
+    expect(byId.get('CREATE-B')?.status).toBe('failed');
+  });
 });

@@ -4,6 +4,7 @@ import { Client } from '../../suites/harness/client.ts';
 import { ConformanceError } from '../../suites/harness/errors.ts';
 import { formatExchange } from '../../suites/harness/exchange.ts';
 import { expectStatus } from '../../suites/harness/expect.ts';
+import { NEAR_MISSES, nearMissKey } from '../../suites/harness/keys.ts';
 import { createRedactor, MASK } from '../../suites/harness/redact.ts';
 import { testConfig } from '../helpers/config.ts';
 import { type HandMadeServer, httpServer, silentServer } from '../helpers/servers.ts';
@@ -85,6 +86,20 @@ describe('secrets are masked everywhere a failure shows', () => {
     const wrong = await headerApi.get('/pets', { auth: 'wrong' });
     expect(wrong.reproduce).toBe(`curl -i -sS -H 'x-api-key: ***' '${server.url}/pets'`);
     expect(JSON.stringify(wrong.exchange)).not.toMatch(/wrong-[0-9a-f]{16}/);
+  });
+
+  test('the near misses of the key a check sends (AUTH-WRONG-KEY-REFUSED), as the key, even echoed', async () => {
+    server = await echoingServer();
+    const api = new Client(testConfig(server.url, { apiKey: KEY }));
+    for (const nearMiss of NEAR_MISSES) {
+      const sent = nearMissKey(KEY, nearMiss)!;
+      const res = await api.get('/pets', { auth: { nearMiss } });
+      expect(res.text).toContain(JSON.stringify(sent)); // the server did echo it
+      const err = failureOf(() => expectStatus(res, 401));
+      expect(everythingShown(err, api)).not.toContain(sent);
+      expect(err.reproduce).toBe(`curl -i -sS -H 'x-api-key: ***' '${server.url}/pets'`);
+      expect(res.exchange.responseHeaders?.['x-echo-key']).toBe('***');
+    }
   });
 
   test('a request that gets no answer: the error and its exchange', async () => {

@@ -83,15 +83,63 @@ describe('the model of the run: every show and list answer is held against what 
     });
   });
 
-  test('an id sent more than once may come back as any of its bodies; a read sent before the create was answered is not judged', async () => {
+  test("an id created twice may come back as either body; one refused with 409 is CREATE-DUPLICATE-ID's; a read sent before the create was answered is not judged", async () => {
     const m = setup();
+    await m.create('{"id":6,"name":"one"}');
+    await m.create('{"id":6,"name":"two"}');
+    expect(m.read('/pets/6', '{"id":6,"name":"two"}')).toEqual([]);
+    expect(m.read('/pets/6', '{"id":6,"name":"one"}')).toEqual([]);
     await m.create('{"id":7,"name":"the first"}');
     await m.create('{"id":7,"name":"the second"}', 409);
-    expect(m.read('/pets/7', '{"id":7,"name":"the second"}')).toEqual([]);
+    expect(m.read('/pets/7', '{"id":7,"name":"the first"}')).toEqual([]);
+    expect(m.read('/pets?limit=1', '[{"id":7,"name":"the second"}]')[0]).toMatchObject({
+      requirementId: 'CREATE-DUPLICATE-ID',
+      received:
+        'GET /v1/pets?limit=1 answered 200 listing pet 7 with the fields of the create refused with 409 (name "the second" where "the first" was sent)',
+    });
     expect(m.read('/pets/7', '{"id":7,"name":"a third"}')[0]?.requirementId).toBe('CREATE-PERSISTED');
     const early = m.model.watch({ method: 'GET', url: `${BASE}/pets/8`, headers: {} });
     await m.create('{"id":8,"name":"late"}');
     expect(m.model.settle(early, 200, Buffer.from('{"id":8,"name":"other"}'))).toEqual([]);
+  });
+
+  test("a pet created and then not found is lost: CREATE-PERSISTED's when its create was alone, CREATE-CONCURRENT's (unless CREATE-PERSISTED fails) when it overlapped", async () => {
+    const m = setup();
+    await m.create('{"id":21,"name":"alone"}');
+    expect(m.read('/pets/21', '{"title":"Not Found"}', 404)[0]).toMatchObject({
+      requirementId: 'CREATE-PERSISTED',
+      expected:
+        'status 200 and pet 21, which this run created (answered 201) while no other create was in flight',
+      received: 'GET /v1/pets/21 answered 404: the pet is lost',
+    });
+    const post = (body: string) =>
+      m.model.watch({ method: 'POST', url: `${BASE}/pets`, headers: {}, body: Buffer.from(body) });
+    const [a, b] = [post('{"id":22,"name":"a"}'), post('{"id":23,"name":"b"}')];
+    await Promise.all([a.admitted, b.admitted]);
+    m.model.settle(a, 201, Buffer.alloc(0));
+    m.model.settle(b, 201, Buffer.alloc(0));
+    expect(m.read('/pets/22', '', 404)[0]).toMatchObject({
+      requirementId: 'CREATE-CONCURRENT',
+      unless: ['CREATE-PERSISTED'],
+    });
+    // Never created, or a fresh id: a 404 is the answer the checks expect.
+    expect(m.read('/pets/24', '', 404)).toEqual([]);
+  });
+
+  test("a page with room that leaves out a pet the run created is LIST-LIMIT-FILLS's; a full page, a page of non-Pets, and answers to requests without the key are not judged", async () => {
+    const m = setup();
+    await m.create('{"id":31,"name":"a"}');
+    await m.create('{"id":32,"name":"b"}');
+    expect(m.read('/pets?limit=5', '[{"id":31,"name":"a"}]')[0]).toMatchObject({
+      requirementId: 'LIST-LIMIT-FILLS',
+      received: 'GET /v1/pets?limit=5 answered 200 with 1 pet(s), pet 32 not among them',
+      unless: ['CREATE-PERSISTED', 'CREATE-CONCURRENT'],
+    });
+    expect(m.read('/pets?limit=1', '[{"id":31,"name":"a"}]')).toEqual([]);
+    expect(m.read('/pets', '[{"id":"31","name":"a"}]')).toEqual([]);
+    expect(m.read('/pets?limit=abc', '[]')).toEqual([]);
+    const keyless = m.model.watch({ method: 'GET', url: `${BASE}/pets`, headers: {} }, false, true);
+    expect(m.model.settle(keyless, 200, Buffer.from('[]'))).toEqual([]);
   });
 
   test('a pet the server may have made something else of is not judged: a 2xx to an invalid body, to a PUT', async () => {
@@ -106,12 +154,12 @@ describe('the model of the run: every show and list answer is held against what 
     expect(m.read('/pets/5', '{"id":5,"name":"changed"}')).toHaveLength(1);
   });
 
-  test('answers that are not Pets by the schema, or not 200, are left to the checks', async () => {
+  test('answers that are not Pets by the schema, or neither 200 nor 404, are left to the checks', async () => {
     const m = setup();
     await m.create('{"id":2,"name":"a"}');
     expect(m.read('/pets/2', '{"pet":{"id":2,"name":"b"}}')).toEqual([]);
     expect(m.read('/pets/2', '{"id":"2","name":"b"}')).toEqual([]);
-    expect(m.read('/pets/2', '{"id":2,"name":"b"}', 404)).toEqual([]);
+    expect(m.read('/pets/2', '{"id":2,"name":"b"}', 500)).toEqual([]);
     expect(m.read('/pets', '{"items":[{"id":2,"name":"b"}]}')).toEqual([]);
   });
 

@@ -1,7 +1,8 @@
 /**
  * Every variant, in a stable order: the faulty ones by operation (list, create, show, then those
  * across operations, then faults of time, then faults combined, then faults of kinds the checks were
- * not written against), the conformant ones, the hostile ones. Names are unique across all.
+ * not written against, then faults of the HTTP surface a fault writer found), the conformant ones,
+ * the hostile ones. Names are unique across all.
  */
 import { conformantVariants } from './conformant.ts';
 import { combinedVariants } from './faulty/combined.ts';
@@ -10,6 +11,7 @@ import { crossVariants } from './faulty/cross.ts';
 import { listVariants } from './faulty/list.ts';
 import { schemeVariants } from './faulty/scheme.ts';
 import { showVariants } from './faulty/show.ts';
+import { surfaceVariants } from './faulty/surface.ts';
 import { timingVariants } from './faulty/timing.ts';
 import { unplantedVariants } from './faulty/unplanted.ts';
 import { hostileVariants } from './hostile.ts';
@@ -26,6 +28,7 @@ export const variants: Variant[] = [
   ...timingVariants,
   ...combinedVariants,
   ...unplantedVariants,
+  ...surfaceVariants,
   ...conformantVariants,
   ...hostileVariants,
 ];

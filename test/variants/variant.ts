@@ -24,7 +24,11 @@ export interface Variant {
    * leaves nothing to judge (the API not served, the key refused). Faulty variants only.
    */
   blocks?: string[] | 'every other';
-  /** The reference with one behaviour changed, or a hostile server of its own. */
+  /**
+   * The reference with one behaviour changed, or a hostile server of its own. A wrap is run behind
+   * headAsGet (servers/wrap.ts): HEAD is answered as the wrapped reference answers GET, without the
+   * body, so that a fault planted in GET answers is in HEAD answers too.
+   */
   server:
     | { wrap?: Wrap; apiKey?: string; apiKeyHeader?: string; apiKeyQuery?: string }
     | { hostile: HostileServer };

@@ -3,7 +3,14 @@
  * bodies, methods and paths the API does not define, the /v1 prefix, the API key, the store.
  */
 import { answer } from '../servers/body.ts';
-import { idText, intercept, mapPets, rewriteRequest, rewriteResponse } from '../servers/wrap.ts';
+import {
+  idText,
+  intercept,
+  isHeadRequest,
+  mapPets,
+  rewriteRequest,
+  rewriteResponse,
+} from '../servers/wrap.ts';
 import { KEY, type Variant } from '../variant.ts';
 
 export const crossVariants: Variant[] = [
@@ -110,7 +117,7 @@ export const crossVariants: Variant[] = [
     breaks: ['ANY-METHOD-HEAD'],
     server: {
       wrap: intercept((req, res) => {
-        if (req.method !== 'HEAD') return false;
+        if (!isHeadRequest(req)) return false;
         req.resume();
         res.setHeader('allow', 'GET');
         answer(res, 405, '{"title":"Method Not Allowed"}', 'application/problem+json');

@@ -144,4 +144,38 @@ export const listVariants: Variant[] = [
       }),
     },
   },
+  {
+    name: 'limit-number-coerced',
+    kind: 'faulty',
+    does: "reads limit with Number(): 0x10, ' 5', +2 and 1e1 are taken as integers",
+    breaks: ['LIST-LIMIT-NOT-INTEGER'],
+    server: {
+      wrap: changeLimit((limit) => {
+        if (limit === null || /^-?\d+$/.test(limit) || limit.trim() === '') return limit;
+        const n = Number(limit);
+        return Number.isInteger(n) ? String(n) : limit;
+      }),
+    },
+  },
+  {
+    name: 'limit-page-of-25',
+    kind: 'faulty',
+    does: 'serves limits above 25 in whole pages of 25: limit=26 answers 50 pets',
+    breaks: ['LIST-LIMIT-AT-MOST'],
+    server: {
+      wrap: changeLimit((limit) =>
+        isInt(limit) && Number(limit) > 25 && Number(limit) < 100
+          ? String(Math.ceil(Number(limit) / 25) * 25)
+          : limit,
+      ),
+    },
+  },
+  {
+    name: 'limit-zero-full-page',
+    kind: 'faulty',
+    // Found at MAY only: no minimum is declared, and LIST-LIMIT-AT-MOST's published title is 1 to 100.
+    does: 'reads limit=0 as no limit (Number(limit) || 100) and answers 100 pets',
+    breaks: ['LIST-LIMIT-BELOW-ONE'],
+    server: { wrap: changeLimit((limit) => (limit === '0' ? null : limit)) },
+  },
 ];

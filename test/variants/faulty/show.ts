@@ -1,6 +1,13 @@
 /** Faulty variants of the show operation (GET /pets/{petId}): its body, unknown ids, its headers. */
 import { answer } from '../servers/body.ts';
-import { intercept, isShow, rewriteJson, rewriteResponse, type Wrap } from '../servers/wrap.ts';
+import {
+  intercept,
+  isShow,
+  rewriteJson,
+  rewriteRequest,
+  rewriteResponse,
+  type Wrap,
+} from '../servers/wrap.ts';
 import type { Variant } from '../variant.ts';
 
 /**
@@ -100,6 +107,18 @@ export const showVariants: Variant[] = [
           ? { ...res, headers: { ...res.headers, sunset: 'Thu, 01 Jan 2015 00:00:00 GMT' } }
           : res,
       ),
+    },
+  },
+  {
+    name: 'show-id-leading-digits',
+    kind: 'faulty',
+    does: 'reads the id of a show by its leading digits (strtoll): /pets/7abc and /pets/7.5 show pet 7',
+    breaks: ['SHOW-ID-MALFORMED', 'SHOW-UNKNOWN-NOT-2XX'],
+    server: {
+      wrap: rewriteRequest((req) => {
+        const m = req.method === 'GET' ? /^(.*\/pets\/)(-?\d+)[^/\d][^/]*$/.exec(req.url ?? '') : null;
+        if (m) req.url = `${m[1]}${m[2]}`;
+      }),
     },
   },
 ];

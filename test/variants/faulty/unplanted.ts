@@ -8,6 +8,7 @@ import { isLosslessNumber, stringify } from 'lossless-json';
 import { MAX_BODY_BYTES } from '../../../reference-impl/index.ts';
 import { isCreateRequest, isUtf8, jsonOf, withRequestBody } from '../servers/body.ts';
 import {
+  afterCreate,
   compose,
   idText,
   isCreate,
@@ -177,6 +178,8 @@ const LOST_PETS_BLOCK = [
   'CREATE-DUPLICATE-ID',
   'CREATE-LOCATION',
   'SHOW-OK',
+  'SHOW-UNKNOWN-NOT-2XX',
+  'SHOW-ID-MALFORMED',
   'SHOW-DEPRECATION-HEADER',
   'SHOW-SUNSET-HEADER',
 ];
@@ -264,7 +267,8 @@ export const unplantedVariants: Variant[] = [
     kind: 'faulty',
     does: 'stores a pet by reading how many it keeps, waiting 3 ms and writing the pet into the next slot, so that overlapping creates overwrite each other',
     breaks: ['CREATE-CONCURRENT'],
-    blocks: LOST_PETS_BLOCK,
+    // CREATE-PERSISTED: its row of whole edge texts creates seven pets at once, and loses some to the race.
+    blocks: [...LOST_PETS_BLOCK, 'CREATE-PERSISTED'],
     server: { wrap: readModifyWrite(3) },
   },
   {
@@ -274,5 +278,88 @@ export const unplantedVariants: Variant[] = [
     breaks: ['CREATE-PERSISTED'],
     blocks: [...LOST_PETS_BLOCK, 'CREATE-CONCURRENT'],
     server: { wrap: storesNothing },
+  },
+  {
+    name: 'null-tag-dropped',
+    kind: 'faulty',
+    does: 'keeps the tag "null" as no tag (a column whose sentinel for no value is the text null)',
+    breaks: ['CREATE-PERSISTED'],
+    server: {
+      wrap: afterCreate(() => (pet) => (pet.tag === 'null' ? (({ tag: _t, ...rest }) => rest)(pet) : pet)),
+    },
+  },
+  {
+    name: 'numbers-canonical',
+    kind: 'faulty',
+    does: 'keeps a name or tag that reads as a number through a double: "007" becomes "7", "1.50" "1.5"',
+    breaks: ['CREATE-PERSISTED'],
+    server: {
+      wrap: afterCreate(() => (pet) => {
+        const canonical = (v: Json | undefined) =>
+          typeof v === 'string' && /^-?\d+(\.\d+)?$/.test(v) ? String(Number(v)) : v;
+        return {
+          ...pet,
+          ...(pet.name === undefined ? {} : { name: canonical(pet.name) as Json }),
+          ...(pet.tag === undefined ? {} : { tag: canonical(pet.tag) as Json }),
+        };
+      }),
+    },
+  },
+  {
+    name: 'lost-after-300',
+    kind: 'faulty',
+    does: 'answers 201 to every valid create, and keeps no pet after the 300th',
+    breaks: ['CREATE-CONCURRENT'],
+    blocks: [...LOST_PETS_BLOCK, 'CREATE-PERSISTED'],
+    server: {
+      // A count of its own for each server started.
+      wrap: (handler) => {
+        let creates = 0;
+        return afterCreate(() => (++creates > 300 ? 'forget' : undefined))(handler);
+      },
+    },
+  },
+  {
+    name: 'list-hides-sold',
+    kind: 'faulty',
+    does: 'leaves pets whose status is sold out of the list (WHERE status <> sold); shows them by id',
+    breaks: ['LIST-LIMIT-FILLS'],
+    server: {
+      wrap: rewriteJson(
+        (body) => (Array.isArray(body) ? body.filter((p) => !isPet(p) || p.status !== 'sold') : body),
+        (req, res) => isList(req) && res.status === 200,
+      ),
+    },
+  },
+  {
+    name: 'duplicate-listed-too',
+    kind: 'faulty',
+    does: 'refuses a second create of an id with 409, shows the first, and yet lists the second beside it',
+    breaks: ['CREATE-DUPLICATE-ID'],
+    server: {
+      wrap: (handler) => {
+        const sent = new WeakMap<object, string>();
+        const refused: string[] = [];
+        return compose(
+          rewriteResponse((res, req, raw) => {
+            const body = sent.get(raw);
+            if (isCreate(req) && res.status === 409 && body !== undefined) refused.push(body);
+            if (!isList(req) || res.status !== 200 || refused.length === 0) return res;
+            // Added where the page has room, in place of its last pets where it has none (a page
+            // longer than its limit would be another fault).
+            const page = jsonOf(res.body);
+            const limit = req.query.has('limit') ? Number(req.query.get('limit')) : 100;
+            if (!Array.isArray(page) || limit < refused.length) return res;
+            const kept = page.slice(0, Math.max(0, Math.min(page.length, limit - refused.length)));
+            const items = [...kept.map((p) => stringify(p) ?? 'null'), ...refused].join(',');
+            return { ...res, body: Buffer.from(`[${items}]`) };
+          }),
+          withRequestBody(isCreateRequest, ({ body, res, forward }) => {
+            if (petObject(jsonOf(body))) sent.set(res, body.toString('utf8'));
+            forward();
+          }),
+        )(handler);
+      },
+    },
   },
 ];

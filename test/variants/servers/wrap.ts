@@ -18,7 +18,10 @@ export interface CapturedResponse {
 
 /** What a response rewrite sees of the request. */
 export interface RequestView {
+  /** GET for a HEAD served as GET (headAsGet); `head` tells them apart. */
   method: string;
+  /** The request arrived as HEAD. */
+  head: boolean;
   /** The path, without the query string, e.g. /v1/pets/7. */
   path: string;
   query: URLSearchParams;
@@ -33,7 +36,40 @@ export type ResponseRewrite = (
 
 function view(req: IncomingMessage): RequestView {
   const url = new URL(req.url ?? '/', 'http://variant.invalid');
-  return { method: req.method ?? 'GET', path: url.pathname, query: url.searchParams };
+  return {
+    method: req.method ?? 'GET',
+    head: isHeadRequest(req),
+    path: url.pathname,
+    query: url.searchParams,
+  };
+}
+
+/** Requests that arrived as HEAD and are handed on as GET (headAsGet). */
+const headRequests = new WeakSet<IncomingMessage>();
+
+/** Whether a request arrived as HEAD, whether or not headAsGet hands it on as GET. */
+export function isHeadRequest(req: IncomingMessage): boolean {
+  return req.method === 'HEAD' || headRequests.has(req);
+}
+
+/**
+ * Serves HEAD as the wrapped reference serves GET, without the body, as the reference itself does
+ * (RFC 9110 §9.3.2): a variant's wraps see a GET, so that a fault planted in GET answers is in HEAD
+ * answers too (the same status and headers, the Content-Length of the changed body), and node:http,
+ * which made the response for a HEAD, leaves the body out. A variant that faults HEAD itself asks
+ * isHeadRequest() (RequestView.head). The variants are run with it (variants.test.ts).
+ */
+export function headAsGet(wrap: Wrap): Wrap {
+  return (handler) => {
+    const served = wrap(handler);
+    return (req, res) => {
+      if (req.method === 'HEAD') {
+        headRequests.add(req);
+        req.method = 'GET';
+      }
+      served(req, res);
+    };
+  };
 }
 
 /**

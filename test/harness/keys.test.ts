@@ -1,0 +1,51 @@
+import { describe, expect, test } from 'vitest';
+import { keySecrets, MIN_HALF_LENGTH, NEAR_MISSES, nearMissKey } from '../../suites/harness/keys.ts';
+
+describe('the near misses of a key (AUTH-WRONG-KEY-REFUSED)', () => {
+  test('each kind, of a key that has them all', () => {
+    const key = 's3cret-KEY-12345';
+    expect(Object.fromEntries(NEAR_MISSES.map((kind) => [kind, nearMissKey(key, kind)]))).toEqual({
+      'last-character-changed': 's3cret-KEY-12340',
+      'case-flipped': 'S3CRET-key-12345',
+      'character-appended': 's3cret-KEY-123450',
+      'first-half': 's3cret-K',
+    });
+  });
+
+  test('a last character 0 is changed to 1; a letter to a digit, not to its other case', () => {
+    expect(nearMissKey('key-10', 'last-character-changed')).toBe('key-11');
+    expect(nearMissKey('key-a', 'last-character-changed')).toBe('key-0');
+  });
+
+  test('characters are code points: a character beyond the BMP is changed or cut whole', () => {
+    expect(nearMissKey('ab\u{1F600}', 'last-character-changed')).toBe('ab0');
+    expect(nearMissKey('\u{1F600}'.repeat(8), 'first-half')).toBe('\u{1F600}'.repeat(4));
+  });
+
+  test('only ASCII letters change case; a key without them has no other case', () => {
+    expect(nearMissKey('ké-Z', 'case-flipped')).toBe('Ké-z');
+    expect(nearMissKey('1234-5678', 'case-flipped')).toBeUndefined();
+  });
+
+  test(`a first half shorter than ${MIN_HALF_LENGTH} characters is not sent`, () => {
+    expect(nearMissKey('a'.repeat(2 * MIN_HALF_LENGTH - 1), 'first-half')).toBeUndefined();
+    expect(nearMissKey('abcdefgh', 'first-half')).toBe('abcd');
+  });
+
+  test('an empty key has none', () => {
+    for (const kind of NEAR_MISSES) expect(nearMissKey('', kind)).toBeUndefined();
+  });
+
+  test('the secrets of a key: the key and each near miss it has, none of them the key again', () => {
+    expect(keySecrets(undefined)).toEqual([]);
+    expect(keySecrets('')).toEqual([]);
+    expect(keySecrets('s3cret-KEY-12345')).toEqual([
+      's3cret-KEY-12345',
+      's3cret-KEY-12340',
+      'S3CRET-key-12345',
+      's3cret-KEY-123450',
+      's3cret-K',
+    ]);
+    expect(keySecrets('123')).toEqual(['123', '120', '1230']);
+  });
+});
