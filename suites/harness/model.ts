@@ -350,8 +350,12 @@ export class Model {
     const ids = value.map((item, i) => this.petId(item, exact[i]));
     if (ids.some((id) => id === undefined)) return undefined;
     const listed = new Set(ids);
+    // An id listed with digits lost (the same as a double) is CREATE-INT64-EXACT's, not left out.
+    const asDoubles = new Set(ids.map(Number));
+    const beyond = (id: string) => BigInt(id) >= TWO_TO_53 || BigInt(id) <= -TWO_TO_53;
     for (const id of this.entries.keys()) {
-      if (listed.has(id) || !this.isCreated(id, w.sentAt)) continue;
+      if (listed.has(id) || !this.isCreated(id, w.sentAt) || (beyond(id) && asDoubles.has(Number(id))))
+        continue;
       const by = this.entries
         .get(id)!
         .attempts.find(
@@ -385,7 +389,36 @@ export class Model {
     if (id === undefined) return undefined;
     const pet = value as Record<string, unknown>;
     if (this.isCreated(id, w.sentAt)) return this.judgeFields(w, id, pet, `200 listing pet ${id}`);
+    const rounded = this.roundedFrom(id, pet, w.sentAt);
+    if (rounded)
+      return this.finding(w, 'CREATE-INT64-EXACT', {
+        expected: `pet ${rounded.id}, which the run created, listed with its id digit for digit`,
+        received: `200 listing pet ${id}, the same as a double, with the fields pet ${rounded.id} was created with`,
+        createdBy: rounded.by,
+        petId: rounded.id,
+      });
     this.noteSeen(id, pet, w);
+    return undefined;
+  }
+
+  /**
+   * A pet the run created whose id is `id` once both pass through a double, and whose fields `pet`
+   * shows: an id that lost digits on the way (beyond 2^53) where it is listed, not where it is shown.
+   */
+  private roundedFrom(
+    id: string,
+    pet: Record<string, unknown>,
+    before: number,
+  ): { id: string; by: Create } | undefined {
+    const n = BigInt(id);
+    if (n < TWO_TO_53 && n > -TWO_TO_53) return undefined;
+    for (const [created, entry] of this.entries) {
+      if (created === id || Number(created) !== Number(id) || !this.isCreated(created, before)) continue;
+      const by = entry.attempts.find(
+        (a) => a.fields && isSuccess(a.status) && differences(a.fields, pet).length === 0,
+      );
+      if (by) return { id: created, by: by as Create };
+    }
     return undefined;
   }
 

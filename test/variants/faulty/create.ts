@@ -44,7 +44,8 @@ export const createVariants: Variant[] = [
     // Kept within int64 (2^63 - 1 becomes the largest double below 2^63): an id out of range would
     // also fail ANY-PET-SCHEMA, but only when a list happens to hold that pet, which depends on order.
     breaks: ['CREATE-INT64-EXACT'],
-    blocks: ['CREATE-PERSISTED', 'CREATE-CONCURRENT', 'CREATE-DUPLICATE-ID'],
+    // CREATE-LOCATION: its row of an id beyond 2^53 cannot find the pet it created.
+    blocks: ['CREATE-PERSISTED', 'CREATE-CONCURRENT', 'CREATE-DUPLICATE-ID', 'CREATE-LOCATION'],
     server: {
       wrap: mapPets((p) => {
         const rounded = BigInt(Number(idText(p.id)));

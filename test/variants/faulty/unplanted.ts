@@ -15,6 +15,7 @@ import {
   isList,
   isShow,
   type Json,
+  jsonNumber,
   mapPets,
   rewriteJson,
   rewriteResponse,
@@ -360,6 +361,42 @@ export const unplantedVariants: Variant[] = [
           }),
         )(handler);
       },
+    },
+  },
+  {
+    name: 'list-ids-rounded',
+    kind: 'faulty',
+    does: 'lists ids between 2^53 and 2^62 as they come out of a double (9007199254740993 as …992); shows them exactly',
+    breaks: ['CREATE-INT64-EXACT'],
+    server: {
+      wrap: rewriteJson(
+        (body) =>
+          Array.isArray(body)
+            ? body.map((p) => {
+                if (!isPet(p)) return p;
+                const id = BigInt(idText(p.id));
+                const big = (id > 2n ** 53n && id < 2n ** 62n) || (id < -(2n ** 53n) && id > -(2n ** 62n));
+                return big ? { ...p, id: jsonNumber(BigInt(Number(id)).toString()) } : p;
+              })
+            : body,
+        (req, res) => isList(req) && res.status === 200,
+      ),
+    },
+  },
+  {
+    name: 'location-id-rounded',
+    kind: 'faulty',
+    does: "writes the created pet's id into Location through a double: /v1/pets/9223372036854776000",
+    breaks: ['CREATE-LOCATION'],
+    server: {
+      wrap: rewriteResponse((res, req) => {
+        const location = res.headers.location;
+        if (!isCreate(req) || res.status !== 201 || typeof location !== 'string') return res;
+        return {
+          ...res,
+          headers: { ...res.headers, location: location.replace(/(-?\d+)$/, (d) => String(Number(d))) },
+        };
+      }),
     },
   },
 ];
