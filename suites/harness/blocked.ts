@@ -1,5 +1,5 @@
 import type { ApiResponse } from './client.ts';
-import { ConformanceError } from './errors.ts';
+import { ConformanceError, isBrokenMessage, isConformanceError } from './errors.ts';
 import { describeResponse } from './expect.ts';
 
 /**
@@ -73,4 +73,17 @@ export function suspected(
   received?: string,
 ): never {
   throw new Blocked(by, expected, res, received, ownFault);
+}
+
+/**
+ * Errors that end a generated check at once rather than count as a failing case: no answer at all,
+ * an answer that is not a complete HTTP message (ANY-HTTP-MESSAGE's), or a precondition that could
+ * not be had.
+ */
+export function endsTheCheck(err: unknown): boolean {
+  return (
+    isBlocked(err) ||
+    isBrokenMessage(err) ||
+    (isConformanceError(err) && err.expected.startsWith('a complete HTTP response'))
+  );
 }

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Dispatcher } from 'undici';
 import type { Config, Network } from './config.ts';
-import { ConformanceError } from './errors.ts';
+import { BrokenMessage, ConformanceError, HTTP_MESSAGE_ID } from './errors.ts';
 import { type ExchangeRecord, formatBytes, recordExchange, type SentRequest, toCurl } from './exchange.ts';
 import type { ExchangeSink } from './exchange-log.ts';
 import { stringifyExact } from './json.ts';
@@ -286,7 +286,7 @@ export class Client {
           { ...outcome.partial, error: outcome.error, retries, durationMs: outcome.durationMs },
           timing,
         );
-        throw new ConformanceError({
+        const failure = {
           expected: `a complete HTTP response to ${method} ${path} within ${this.timeoutMs} ms`,
           received:
             transportRetries > 0
@@ -294,7 +294,21 @@ export class Client {
               : outcome.error,
           reproduce: toCurl(sent),
           exchanges: this.exchanges.slice(-3),
+        };
+        if (!outcome.broken) throw new ConformanceError(failure);
+        // Whichever check sent it: ANY-HTTP-MESSAGE fails, and the check is blocked by it.
+        const broken = new BrokenMessage({
+          ...failure,
+          expected: `a complete HTTP message in answer to ${method} ${path}, framed as its headers say (RFC 9112 §6)`,
+          received: `${method} ${path}: ${failure.received}`,
         });
+        this.report({
+          requirementId: HTTP_MESSAGE_ID,
+          expected: broken.expected,
+          received: broken.received,
+          reproduce: broken.reproduce,
+        });
+        throw broken;
       }
       if (outcome.status === 429) {
         // A 429 is never handed to a check: "any 4xx" or "not 2xx" would pass without judging.
@@ -440,6 +454,8 @@ export class Client {
         headersAt?: number;
         /** No answer began (no status line), and the check did not stop the request itself. */
         beforeAnswer: boolean;
+        /** The answer is not a complete HTTP message (isBroken): ANY-HTTP-MESSAGE's to judge. */
+        broken: boolean;
       }
   > {
     const attempt = new Attempt(this.dispatcher, sent.url, {
@@ -480,6 +496,7 @@ export class Client {
         durationMs: waited,
         ...(headersAt === undefined ? {} : { headersAt }),
         beforeAnswer: status === undefined && !stop?.aborted,
+        broken: !(reason instanceof Timeout) && !stop?.aborted && isBroken(err, status !== undefined),
         partial: {
           ...(status !== undefined ? { status } : {}),
           ...(headers ? { headers } : {}),
@@ -542,6 +559,19 @@ export function describeError(err: unknown): string {
   if (code && CODES[code]) return `${CODES[code]} (${code})`;
   const inner = withCause.cause instanceof Error ? `: ${withCause.cause.message}` : '';
   return `${err.message || err.name}${inner}${code ? ` (${code})` : ''}`;
+}
+
+/**
+ * Whether a failed attempt met an answer that is not a complete HTTP message: bytes that do not parse
+ * as HTTP (llhttp's HPE_ codes: not HTTP at all, Content-Length beside chunked, a bad chunk), a body
+ * longer or shorter than its Content-Length, or a connection closed once the answer had begun. A
+ * refusal, a timeout or a reset before any answer began are the network's, not the message's.
+ */
+export function isBroken(err: unknown, answerBegan: boolean): boolean {
+  const withCause = err as { code?: unknown; cause?: { code?: unknown } } | undefined;
+  const code = String(withCause?.code ?? withCause?.cause?.code ?? '');
+  if (code.startsWith('HPE_') || code === 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH') return true;
+  return answerBegan && (code === 'UND_ERR_SOCKET' || code === 'ECONNRESET' || code === 'EPIPE');
 }
 
 /** Retry-After as milliseconds (delay-seconds or an HTTP-date), or undefined when absent or unreadable. */

@@ -56,3 +56,19 @@ export function isConformanceError(value: unknown): value is ConformanceError {
       typeof (value as { reproduce?: unknown }).reproduce === 'string')
   );
 }
+
+/** The requirement that every answer is a complete HTTP message (spec/requirements.yaml). */
+export const HTTP_MESSAGE_ID = 'ANY-HTTP-MESSAGE';
+
+/**
+ * An answer that is not a complete HTTP message: its body cut short, longer or shorter than its
+ * Content-Length, or bytes that do not parse as HTTP. ANY-HTTP-MESSAGE's to judge: the check that
+ * met it is blocked by that requirement (requirement.ts) rather than failed, whatever its own rule.
+ */
+export class BrokenMessage extends ConformanceError {}
+Object.defineProperty(BrokenMessage.prototype, 'brokenMessage', { value: true });
+
+/** Whether a value is a BrokenMessage (an answer that is not a complete HTTP message). */
+export function isBrokenMessage(value: unknown): value is BrokenMessage {
+  return isConformanceError(value) && (value as { brokenMessage?: unknown }).brokenMessage === true;
+}

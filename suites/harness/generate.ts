@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { isBlocked } from './blocked.ts';
+import { endsTheCheck } from './blocked.ts';
 import { GENERATED_BUDGET_FACTOR, GENERATED_CONCURRENCY } from './budget.ts';
 import type { Config } from './config.ts';
 import type { Contract, Schema } from './contract.ts';
@@ -166,14 +166,6 @@ export function mutationsOf(schema: Schema): fc.Arbitrary<Mutation> {
 /** Whether a value is outside a schema, checked on its exact JSON text (so int64 overflow counts). */
 export function isInvalid(contract: Contract, schema: Schema, value: unknown): boolean {
   return contract.validateText(schema, stringifyExact(value)).length > 0;
-}
-
-/**
- * Thrown by a request that got no complete response, or by a case whose precondition failed (a
- * Blocked): further generated cases are not sent, and the error is the check's.
- */
-function endsTheCheck(err: unknown): boolean {
-  return isBlocked(err) || (isConformanceError(err) && err.expected.startsWith('a complete HTTP response'));
 }
 
 /** Fewer generated cases than this within the budget fail the check: too few to judge the property. */

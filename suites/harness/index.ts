@@ -27,7 +27,14 @@ export {
 } from './client.ts';
 export { CONFIG_KEY, type Config } from './config.ts';
 export { Contract, type ContractIssue, formatIssues, loadContract, type Schema } from './contract.ts';
-export { ConformanceError, type ConformanceErrorInit, isConformanceError } from './errors.ts';
+export {
+  BrokenMessage,
+  ConformanceError,
+  type ConformanceErrorInit,
+  HTTP_MESSAGE_ID,
+  isBrokenMessage,
+  isConformanceError,
+} from './errors.ts';
 export { clip, type ExchangeRecord, formatExchange, toCurl } from './exchange.ts';
 export {
   describeBody,

@@ -6,7 +6,7 @@ import { blocked, isBlocked } from './blocked.ts';
 import { type ApiResponse, Client, type ServerErrorSeen, type SlowAnswer } from './client.ts';
 import { type Config, keyCarrier, REQUIREMENTS_KEY } from './config.ts';
 import { type Contract, loadContract } from './contract.ts';
-import { isConformanceError } from './errors.ts';
+import { HTTP_MESSAGE_ID, isBrokenMessage, isConformanceError } from './errors.ts';
 import type { ExchangeRecord } from './exchange.ts';
 import { EXCHANGE_LOG_KEY, exchangeSink, flushExchangeLog } from './exchange-log.ts';
 import { type Finding, type Model, runModel } from './model.ts';
@@ -234,6 +234,13 @@ function define(r: Requirement, row: Row | undefined, check: Check): void {
         ctx.task.meta.blockedEvidence = { expected, received, reproduce };
         if (err.ownFault !== undefined) ctx.task.meta.blockedOwnFault = err.ownFault;
         ctx.skip(err.message);
+      }
+      // An answer that is not a complete HTTP message is ANY-HTTP-MESSAGE's, whichever check met it.
+      if (isBrokenMessage(err) && r.id !== HTTP_MESSAGE_ID) {
+        ctx.task.meta.blockedBy = [HTTP_MESSAGE_ID];
+        const { expected, received, reproduce } = err;
+        ctx.task.meta.blockedEvidence = { expected, received, reproduce };
+        ctx.skip(`blocked by ${HTTP_MESSAGE_ID}: ${received} (${expected})`);
       }
       if (!isConformanceError(err) && !ctx.signal.aborted) ctx.task.meta.suiteError = describeThrown(err);
       throw err;

@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import fc from 'fast-check';
-import { isBlocked } from './blocked.ts';
+import { endsTheCheck } from './blocked.ts';
 import { GENERATED_BUDGET_FACTOR } from './budget.ts';
 import type { ApiResponse } from './client.ts';
 import type { Schema } from './contract.ts';
-import { ConformanceError, isConformanceError } from './errors.ts';
+import { ConformanceError } from './errors.ts';
 import { type ExchangeRecord, toCurl } from './exchange.ts';
 import { applyMutation, type Mutation, mutationsOf } from './generate.ts';
 import { INT64_MAX, INT64_MIN, parseBody } from './json.ts';
@@ -665,11 +665,6 @@ export interface SequenceOptions {
    * passes unjudged. Default GENERATED_BUDGET_FACTOR × timeoutMs.
    */
   readonly budgetMs?: number;
-}
-
-/** Errors that end the check at once: no answer at all, or a precondition that could not be had. */
-function endsTheCheck(err: unknown): boolean {
-  return isBlocked(err) || (isConformanceError(err) && err.expected.startsWith('a complete HTTP response'));
 }
 
 /**

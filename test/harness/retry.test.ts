@@ -1,8 +1,10 @@
 // --retries in the client: a safe request whose connection failed before any answer is sent again;
-// a create never is, and an answer (a 5xx, a body cut short) is never retried away.
+// a create never is, and an answer (a 5xx, a body cut short) is never retried away. An answer that is
+// not a complete HTTP message is ANY-HTTP-MESSAGE's, whichever check met it.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterEach, describe, expect, test } from 'vitest';
-import { Client } from '../../suites/harness/client.ts';
+import { Client, isBroken } from '../../suites/harness/client.ts';
+import { isBrokenMessage } from '../../suites/harness/errors.ts';
 import { backoffMs, isSafeMethod, totalBackoffMs } from '../../suites/harness/retry.ts';
 import { testConfig } from '../helpers/config.ts';
 import { rejection } from '../helpers/rejection.ts';
@@ -126,5 +128,41 @@ describe('the retry policy', () => {
     expect([1, 2, 3, 4, 5, 6, 7].map(backoffMs)).toEqual([100, 200, 400, 800, 1600, 2000, 2000]);
     expect(totalBackoffMs(0)).toBe(0);
     expect(totalBackoffMs(3)).toBe(700);
+  });
+});
+
+describe("an answer that is not a complete HTTP message is ANY-HTTP-MESSAGE's", () => {
+  test('a body cut short after the status line throws BrokenMessage and reports ANY-HTTP-MESSAGE; a reset before any answer does not', async () => {
+    server = await httpServer((req, res) => {
+      req.resume();
+      if (req.url?.endsWith('/cut')) {
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' });
+        res.write('[{"id":1,');
+        setImmediate(() => res.socket?.destroy());
+        return;
+      }
+      req.socket.resetAndDestroy();
+    });
+    const api = new Client(testConfig(server.url));
+    const cut = await rejection(api.get('/cut'));
+    expect(isBrokenMessage(cut)).toBe(true);
+    expect(cut.expected).toBe(
+      'a complete HTTP message in answer to GET /cut, framed as its headers say (RFC 9112 §6)',
+    );
+    expect(cut.received).toMatch(/^GET \/cut: .*after status 200 and 9 bytes of body/);
+    expect(api.findings.map((f) => f.requirementId)).toEqual(['ANY-HTTP-MESSAGE']);
+    const reset = await rejection(api.get('/reset'));
+    expect(isBrokenMessage(reset)).toBe(false);
+    expect(api.findings).toHaveLength(1);
+  });
+
+  test('isBroken: parser errors and length mismatches always, a closed connection only once the answer began', () => {
+    const coded = (code: string) => Object.assign(new Error(code), { code });
+    expect(isBroken(coded('HPE_INVALID_CONSTANT'), false)).toBe(true);
+    expect(isBroken(coded('UND_ERR_RES_CONTENT_LENGTH_MISMATCH'), false)).toBe(true);
+    expect(isBroken(coded('UND_ERR_SOCKET'), true)).toBe(true);
+    expect(isBroken(coded('UND_ERR_SOCKET'), false)).toBe(false);
+    expect(isBroken(coded('ECONNREFUSED'), false)).toBe(false);
+    expect(isBroken(coded('UND_ERR_HEADERS_TIMEOUT'), false)).toBe(false);
   });
 });

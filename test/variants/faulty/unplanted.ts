@@ -12,6 +12,7 @@ import {
   compose,
   idText,
   isCreate,
+  isHeadRequest,
   isList,
   isShow,
   type Json,
@@ -163,6 +164,24 @@ const storesNothing: Wrap = compose(
  * A body that is not UTF-8 goes on as it is: the server checks the encoding, then decodes wrongly.
  */
 const latin1 = (body: Buffer) => (isUtf8(body) ? Buffer.from(body.toString('latin1'), 'utf8') : body);
+
+/**
+ * Sends a list whose body is 8 KiB or more only half way, then closes the connection: the status
+ * and Content-Length of the whole, and the body cut short (a proxy's buffer, a worker that dies).
+ */
+const cutsLongLists: Wrap = (handler) => (req, res) => {
+  if (req.method !== 'GET' || isHeadRequest(req) || !/\/pets\/?(\?|$)/.test(req.url ?? ''))
+    return handler(req, res);
+  const end = res.end.bind(res);
+  res.end = ((chunk?: unknown) => {
+    const body = Buffer.isBuffer(chunk) ? chunk : typeof chunk === 'string' ? Buffer.from(chunk) : undefined;
+    if (!body || body.length < 8192) return end(chunk as Buffer);
+    res.write(body.subarray(0, body.length >> 1));
+    setImmediate(() => res.socket?.destroy());
+    return res;
+  }) as typeof res.end;
+  handler(req, res);
+};
 
 /** Blocked when pets are lost: what a lost pet keeps from its checks (as concurrent-lost-writes declares). */
 const LOST_PETS_BLOCK = [
@@ -398,5 +417,13 @@ export const unplantedVariants: Variant[] = [
         };
       }),
     },
+  },
+  {
+    name: 'long-lists-cut-short',
+    kind: 'faulty',
+    does: 'sends a list of 8 KiB or more half way, then closes the connection',
+    breaks: ['ANY-HTTP-MESSAGE'],
+    blocks: 'every other',
+    server: { wrap: cutsLongLists },
   },
 ];
