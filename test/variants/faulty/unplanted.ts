@@ -426,4 +426,21 @@ export const unplantedVariants: Variant[] = [
     blocks: 'every other',
     server: { wrap: cutsLongLists },
   },
+  {
+    name: 'negative-cache',
+    kind: 'faulty',
+    does: 'caches a 404 to a show: a pet created after its id was shown as unknown stays not found',
+    breaks: ['CREATE-PERSISTED'],
+    server: {
+      wrap: (handler) => {
+        const unknown = new Set<string>();
+        return rewriteResponse((res, req) => {
+          if (!isShow(req)) return res;
+          const id = shownId(req.path);
+          if (res.status === 404) unknown.add(id);
+          return res.status === 200 && unknown.has(id) ? notFound(res, id) : res;
+        })(handler);
+      },
+    },
+  },
 ];
