@@ -48,6 +48,8 @@ export interface TestOutcome {
   readonly name: string;
   /** The suite file, relative to the package root. */
   readonly file: string;
+  /** Its place in its file, as declared; a requirement's checks are taken in that order. */
+  readonly declared?: number;
   readonly state: Status;
   /** Why it was skipped (ctx.skip(reason)). */
   readonly note?: string;

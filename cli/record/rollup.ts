@@ -72,6 +72,10 @@ export function rollUp(
     byId.set(outcome.requirementId, list);
   }
 
+  // A requirement's checks as declared, not as they finished: its first failure is the same every run.
+  for (const list of byId.values())
+    list.sort((a, b) => a.file.localeCompare(b.file) || (a.declared ?? 0) - (b.declared ?? 0));
+
   const unjudged: string[] = [];
   const fiveHundreds = outcomes.flatMap((o) =>
     (o.serverErrors ?? []).map((e) => ({ ...e, checking: o.requirementId ?? o.name })),

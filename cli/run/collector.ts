@@ -33,6 +33,8 @@ export class OutcomeCollector implements Reporter {
   /** Set when the run's deadline cancels it: tests vitest then reports skipped did not finish. */
   deadlineHit = false;
   private collected = 0;
+  /** Each test's place in its file, as declared: a requirement's checks are judged in that order. */
+  private readonly declared = new Map<string, number>();
   private readonly seen = new Set<string>();
 
   constructor(
@@ -46,6 +48,7 @@ export class OutcomeCollector implements Reporter {
 
   onTestModuleCollected(module: TestModule): void {
     const tests = [...module.children.allTests()];
+    for (const [i, test] of tests.entries()) this.declared.set(test.id, i);
     this.collected += tests.length;
     this.events.onCollected?.(tests);
   }
@@ -114,6 +117,7 @@ export class OutcomeCollector implements Reporter {
       requirementId: requirementIdOf(test),
       name: test.name,
       file: this.relative(test.module.moduleId),
+      ...(this.declared.has(test.id) ? { declared: this.declared.get(test.id)! } : {}),
       durationMs: Math.round(test.diagnostic()?.duration ?? 0),
       ...(serverErrors.length > 0 ? { serverErrors } : {}),
       ...(findings.length > 0 ? { findings } : {}),

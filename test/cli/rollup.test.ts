@@ -450,3 +450,15 @@ describe('the run deadline', () => {
     expect(worstCaseMs([test_({ timeout: 5000 }), test_({ mode: 'skip' })], limits)).toBe(400 + 5000 + 200);
   });
 });
+
+describe("roll-up: a requirement's checks are taken in the order they are declared", () => {
+  test('its failure is the first declared check that failed, whichever finished first', () => {
+    const failing = (declared: number, received: string) =>
+      outcome('LIST-A', 'failed', { declared, failures: [{ message: received, received }] });
+    const { results } = rollUp(catalog, [failing(7, 'the second row'), failing(3, 'the first row')], {
+      only: [],
+      strict: false,
+    });
+    expect(results.find((r) => r.id === 'LIST-A')?.received).toBe('the first row');
+  });
+});
