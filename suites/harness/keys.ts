@@ -16,10 +16,11 @@ export const NEAR_MISSES = [
 export type NearMiss = (typeof NEAR_MISSES)[number];
 
 /**
- * A first half shorter than this is not sent: masking so short a text in every report would mask
- * ordinary words too (the key itself is masked whatever its length).
+ * A first half shorter than this is not sent: it is masked in every report, and so short a text
+ * would mask ordinary words too ("test" of a key test1234 in reports/latest); half of a key of 16
+ * characters or more, as API keys are, is kept to itself. The key itself is masked whatever its length.
  */
-export const MIN_HALF_LENGTH = 4;
+export const MIN_HALF_LENGTH = 8;
 
 /**
  * The near miss of `key`, or undefined when it has none of that kind: a key without letters has no

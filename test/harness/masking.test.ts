@@ -90,9 +90,12 @@ describe('secrets are masked everywhere a failure shows', () => {
 
   test('the near misses of the key a check sends (AUTH-WRONG-KEY-REFUSED), as the key, even echoed', async () => {
     server = await echoingServer();
-    const api = new Client(testConfig(server.url, { apiKey: KEY }));
+    // Long enough to have every near miss, its first half included (MIN_HALF_LENGTH).
+    const key = `${KEY}-0a1b2c3d`;
+    const api = new Client(testConfig(server.url, { apiKey: key }));
     for (const nearMiss of NEAR_MISSES) {
-      const sent = nearMissKey(KEY, nearMiss)!;
+      const sent = nearMissKey(key, nearMiss)!;
+      expect(sent, nearMiss).toBeDefined();
       const res = await api.get('/pets', { auth: { nearMiss } });
       expect(res.text).toContain(JSON.stringify(sent)); // the server did echo it
       const err = failureOf(() => expectStatus(res, 401));
