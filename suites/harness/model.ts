@@ -111,7 +111,6 @@ export interface Watch {
 const MAX_MODELLED_BODY = 64 * 1024;
 const TWO_TO_53 = 2n ** 53n;
 
-/** The canonical digits of an int64, or undefined. */
 /**
  * The page size a list request asks for: its limit when it is given once as the digits of 1 to 100,
  * 100 (the declared default) when none is given; undefined for any other limit (not judged).
@@ -125,6 +124,7 @@ function pageLimit(url: string): number | undefined {
   return n <= 100 ? n : undefined;
 }
 
+/** The canonical digits of an int64, or undefined. */
 function int64Digits(value: unknown): string | undefined {
   const n = exactInteger(value);
   return n !== undefined && n >= INT64_MIN && n <= INT64_MAX ? n.toString() : undefined;
@@ -204,15 +204,17 @@ export class Model {
     return (this.entries.get(id)?.attempts ?? []) as Attempt[];
   }
 
+  /** The creates of this id answered 2xx with a valid Pet before `before` (the model's clock). */
+  private createdBefore(id: string, before: number): Create[] {
+    return ((this.entries.get(id)?.attempts ?? []) as Create[]).filter(
+      (a) => a.fields && isSuccess(a.status) && (a.answeredAt ?? Number.POSITIVE_INFINITY) < before,
+    );
+  }
+
   /** Whether a create of this id was answered 2xx with a valid Pet, and nothing since made it unknown. */
   isCreated(id: string, before = Number.POSITIVE_INFINITY): boolean {
     this.flush();
-    const entry = this.entries.get(id);
-    return (
-      entry !== undefined &&
-      entry.unknown === undefined &&
-      entry.attempts.some((a) => a.fields && isSuccess(a.status) && (a.answeredAt ?? Infinity) < before)
-    );
+    return this.entries.get(id)?.unknown === undefined && this.createdBefore(id, before).length > 0;
   }
 
   /**
@@ -321,9 +323,7 @@ export class Model {
   private judgeMissing(w: Watch): Finding | undefined {
     const asked = w.id !== undefined && int64Digits(integerOfDigits(w.id)) === w.id ? w.id : undefined;
     if (asked === undefined || !this.isCreated(asked, w.sentAt)) return undefined;
-    const created = (this.entries.get(asked)?.attempts ?? []).filter(
-      (a) => a.fields && isSuccess(a.status) && (a.answeredAt ?? Number.POSITIVE_INFINITY) < w.sentAt,
-    );
+    const created = this.createdBefore(asked, w.sentAt);
     const alone = created.find((a) => !a.overlapped);
     const by = alone ?? created[created.length - 1]!;
     return this.finding(w, alone ? 'CREATE-PERSISTED' : 'CREATE-CONCURRENT', {
@@ -356,15 +356,11 @@ export class Model {
     for (const id of this.entries.keys()) {
       if (listed.has(id) || !this.isCreated(id, w.sentAt) || (beyond(id) && asDoubles.has(Number(id))))
         continue;
-      const by = this.entries
-        .get(id)!
-        .attempts.find(
-          (a) => a.fields && isSuccess(a.status) && (a.answeredAt ?? Number.POSITIVE_INFINITY) < w.sentAt,
-        );
+      const by = this.createdBefore(id, w.sentAt)[0]!;
       return this.finding(w, 'LIST-LIMIT-FILLS', {
-        expected: `a page that holds pet ${id}, which this run created (answered ${by?.status}) before the list was sent, since the page has room (${exact.length} pet(s) of at most ${limit})`,
+        expected: `a page that holds pet ${id}, which this run created (answered ${by.status}) before the list was sent, since the page has room (${exact.length} pet(s) of at most ${limit})`,
         received: `200 with ${exact.length} pet(s), pet ${id} not among them`,
-        ...(by ? { createdBy: by as Create } : {}),
+        createdBy: by,
         petId: id,
         unless: ['CREATE-PERSISTED', 'CREATE-CONCURRENT'],
       });

@@ -226,21 +226,24 @@ function define(r: Requirement, row: Row | undefined, check: Check): void {
     } catch (err) {
       if ((err as { code?: unknown })?.code === 'VITEST_PENDING') throw err;
       keepEvidence(ctx, api.exchanges.slice(-FAILED_EVIDENCE));
-      if (isBlocked(err)) {
-        // A check is never blocked by itself: what blocks the others is its own failure.
-        if (err.by.includes(r.id)) throw err.asFailure();
-        ctx.task.meta.blockedBy = [...err.by];
-        const { expected, received, reproduce } = err.asFailure();
-        ctx.task.meta.blockedEvidence = { expected, received, reproduce };
-        if (err.ownFault !== undefined) ctx.task.meta.blockedOwnFault = err.ownFault;
-        ctx.skip(err.message);
-      }
       // An answer that is not a complete HTTP message is ANY-HTTP-MESSAGE's, whichever check met it.
-      if (isBrokenMessage(err) && r.id !== HTTP_MESSAGE_ID) {
-        ctx.task.meta.blockedBy = [HTTP_MESSAGE_ID];
-        const { expected, received, reproduce } = err;
+      const block = isBlocked(err)
+        ? { by: err.by, failure: err.asFailure(), message: err.message, ownFault: err.ownFault }
+        : isBrokenMessage(err)
+          ? {
+              by: [HTTP_MESSAGE_ID],
+              failure: err,
+              message: `blocked by ${HTTP_MESSAGE_ID}: ${err.received} (${err.expected})`,
+            }
+          : undefined;
+      if (block) {
+        // A check is never blocked by itself: what blocks the others is its own failure.
+        if (block.by.includes(r.id)) throw block.failure;
+        ctx.task.meta.blockedBy = [...block.by];
+        const { expected, received, reproduce } = block.failure;
         ctx.task.meta.blockedEvidence = { expected, received, reproduce };
-        ctx.skip(`blocked by ${HTTP_MESSAGE_ID}: ${received} (${expected})`);
+        if (block.ownFault !== undefined) ctx.task.meta.blockedOwnFault = block.ownFault;
+        ctx.skip(block.message);
       }
       if (!isConformanceError(err) && !ctx.signal.aborted) ctx.task.meta.suiteError = describeThrown(err);
       throw err;

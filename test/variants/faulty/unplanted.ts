@@ -443,4 +443,18 @@ export const unplantedVariants: Variant[] = [
       },
     },
   },
+  {
+    name: 'bidi-controls-stripped',
+    kind: 'faulty',
+    does: 'keeps a name without its right-to-left marks and overrides ("sanitised" against spoofing)',
+    breaks: ['CREATE-PERSISTED'],
+    server: {
+      wrap: afterCreate(
+        () => (pet) =>
+          typeof pet.name === 'string'
+            ? { ...pet, name: pet.name.replace(/[\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, '') }
+            : pet,
+      ),
+    },
+  },
 ];
