@@ -27,7 +27,7 @@ export const MAX_DEPTH = 256;
 /**
  * The number of pets a store holds by default (--max-pets): 5 000, at most about 40 MiB of pets sent
  * over HTTP (5 000 × MAX_BODY_BYTES; 80 MiB in memory if every string is two-byte; `npm run bench`
- * reports the resident memory of a store filled to this cap). A suite run creates about 300 pets.
+ * reports the resident memory of a store filled to this cap). A suite run creates about 170 pets.
  * When the store is full: 409, nothing stored, every pet already stored kept.
  */
 export const DEFAULT_MAX_PETS = 5_000;

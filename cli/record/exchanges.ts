@@ -53,9 +53,17 @@ export function openExchangeLog(): ExchangeLogInbox {
   const port = new BroadcastChannel(channel);
   port.unref();
   const received: LoggedExchange[] = [];
-  // A message is the entries of one turn of a worker's event loop (suites/harness/exchange-log.ts).
+  // A message is the entries of one turn of a worker's event loop, as JSON text (suites/harness/exchange-log.ts);
+  // anything else is not.
   port.onmessage = (event) => {
-    const batch = (event as MessageEvent).data as unknown;
+    const data = (event as MessageEvent).data as unknown;
+    if (typeof data !== 'string') return;
+    let batch: unknown;
+    try {
+      batch = JSON.parse(data);
+    } catch {
+      return;
+    }
     if (!Array.isArray(batch)) return;
     for (const x of batch as (LoggedExchange | undefined)[])
       if (x?.v === EXCHANGE_LOG_VERSION) received.push(x);

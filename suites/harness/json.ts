@@ -43,6 +43,10 @@ export function exactOfParsed(text: string, value: unknown): ExactJson {
 }
 
 const DEPARTS = Symbol('the text is not the compact form of the value');
+/** What JSON.stringify escapes in a string: quotes, backslashes, control characters, lone surrogates. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching the control characters is the point
+const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
+const QUOTE = 0x22;
 const NUMBER_LITERAL = /-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
 
 class CompactWalk {
@@ -56,6 +60,10 @@ class CompactWalk {
       if (literal === undefined) throw DEPARTS;
       this.at += literal.length;
       return new LosslessNumber(literal);
+    }
+    if (typeof v === 'string') {
+      this.expectString(v);
+      return v;
     }
     if (typeof v !== 'object' || v === null) {
       this.expect(JSON.stringify(v));
@@ -76,7 +84,7 @@ class CompactWalk {
     for (const key of Object.keys(v)) {
       if (!first) this.expect(',');
       first = false;
-      this.expect(JSON.stringify(key));
+      this.expectString(key);
       this.expect(':');
       const item = this.value((v as Record<string, unknown>)[key]);
       // As JSON.parse and lossless-json do: "__proto__" is an own property, not the prototype.
@@ -96,6 +104,22 @@ class CompactWalk {
   private expect(token: string): void {
     if (!this.text.startsWith(token, this.at)) throw DEPARTS;
     this.at += token.length;
+  }
+
+  /** A string as JSON.stringify writes it; one that needs no escape is compared where it stands. */
+  private expectString(s: string): void {
+    if (NEEDS_ESCAPE.test(s)) {
+      this.expect(JSON.stringify(s));
+      return;
+    }
+    const { text, at } = this;
+    if (
+      text.charCodeAt(at) !== QUOTE ||
+      !text.startsWith(s, at + 1) ||
+      text.charCodeAt(at + 1 + s.length) !== QUOTE
+    )
+      throw DEPARTS;
+    this.at = at + s.length + 2;
   }
 }
 

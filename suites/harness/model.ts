@@ -4,6 +4,7 @@ import type { SentRequest } from './exchange.ts';
 import { clip, toCurl } from './exchange.ts';
 import { exactInteger, INT64_MAX, INT64_MIN, isExactNumber, parseBody } from './json.ts';
 import { redact } from './redact.ts';
+import { splitUrl } from './url.ts';
 
 /*
  * The run's model of the service (issue 18): what this worker created through it (each create as
@@ -116,7 +117,7 @@ const TWO_TO_53 = 2n ** 53n;
  * 100 (the declared default) when none is given; undefined for any other limit (not judged).
  */
 function pageLimit(url: string): number | undefined {
-  const limits = new URL(url).searchParams.getAll('limit');
+  const limits = new URLSearchParams(splitUrl(url).search).getAll('limit');
   if (limits.length === 0) return 100;
   const [limit] = limits;
   if (limits.length > 1 || limit === undefined || !/^[1-9]\d{0,2}$/.test(limit)) return undefined;
@@ -215,6 +216,14 @@ export class Model {
   isCreated(id: string, before = Number.POSITIVE_INFINITY): boolean {
     this.flush();
     return this.entries.get(id)?.unknown === undefined && this.createdBefore(id, before).length > 0;
+  }
+
+  /** How many pets the run has created so far: ids whose create was answered 2xx, none made unknown since. */
+  createdCount(): number {
+    this.flush();
+    let count = 0;
+    for (const id of this.entries.keys()) if (this.isCreated(id)) count++;
+    return count;
   }
 
   /**
@@ -621,7 +630,7 @@ function integerOfDigits(text: string): bigint | undefined {
 
 /** "/v1/pets/7?limit=1": a URL without its scheme and host. */
 function pathOf(url: string): string {
-  const u = new URL(url);
+  const u = splitUrl(url);
   return `${u.pathname}${u.search}`;
 }
 

@@ -13,6 +13,7 @@ import { createRequire } from 'node:module';
 import * as tls from 'node:tls';
 import type { Dispatcher } from 'undici';
 import type { Network, TlsSettings } from './config.ts';
+import { splitUrl } from './url.ts';
 
 // undici is loaded when a dispatcher is made, not with this module: the command imports this module
 // at its start for proxySecrets(), and a run against the bundled reference never makes one there.
@@ -102,7 +103,7 @@ export class Attempt {
       this.resolve = resolve;
       this.reject = reject;
     });
-    const { origin, pathname, search } = new URL(url);
+    const { origin, pathname, search } = splitUrl(url);
     try {
       dispatcher.dispatch(
         {

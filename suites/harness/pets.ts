@@ -153,24 +153,31 @@ const manyPets = new Map<string, { count: number; done: Promise<void> }>();
 
 /**
  * Makes sure at least `count` pets are listed (by GET /pets, the plainest request). With writes
- * allowed the shortfall is created (pets of this run; above 100 every one is created, as a list shows
- * at most 100) and, up to 100, the list is read again to see them there. Read-only, it skips the
- * check when fewer are listed, since it could not fail then.
+ * allowed the shortfall is created (pets of this run) and, up to 100, the list is read again to see
+ * them there. Above 100 a list cannot count them (it shows at most 100): the pets this run has
+ * created so far count (each answered 2xx; one lost afterwards is the model's to name), and only
+ * the rest is created. Read-only, it skips the check when fewer are listed, since it could not fail
+ * then.
  */
 export async function ensurePets(ctx: CheckContext, count: number): Promise<void> {
   const { api, config } = ctx;
   if (count > 100) {
     if (config.readOnly)
       ctx.skip(`read-only, and this check needs ${count} pets where a list shows at most 100`);
-    // Created once a run, however many checks need them: they exist for all (each created 2xx; a pet
-    // lost afterwards is the model's to name). A setup that failed fails each check that waits on it.
+    // Made sure of once a run, however many checks need them: they exist for all. The pets the run's
+    // other checks created count; a default run has created some 300 by the time the lists are read,
+    // and creates none here. A setup that failed fails each check that waits on it.
     const key = `${config.baseUrl} ${runTag(config)}`;
     const made = manyPets.get(key);
     if (made && made.count >= count) return made.done;
-    const done = createPets(
-      api,
-      Array.from({ length: count }, () => ctx.newPet()),
-    ).then(() => undefined);
+    const shortfall = count - ctx.model.createdCount();
+    const done =
+      shortfall <= 0
+        ? Promise.resolve()
+        : createPets(
+            api,
+            Array.from({ length: shortfall }, () => ctx.newPet()),
+          ).then(() => undefined);
     manyPets.set(key, { count, done });
     return done;
   }

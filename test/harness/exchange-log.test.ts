@@ -133,7 +133,7 @@ describe('every exchange is logged, one line each', () => {
     sink.write(sent, { status: 204, durationMs: 1 }, timing);
     await log.drain();
     listen.close();
-    expect(messages.map((m) => (m as unknown[]).length)).toEqual([2, 1]);
+    expect(messages.map((m) => (JSON.parse(m as string) as unknown[]).length)).toEqual([2, 1]);
     expect(log.entries().map((x) => x.response?.status)).toEqual([200, 200, 204]);
   });
 
@@ -144,8 +144,8 @@ describe('every exchange is logged, one line each', () => {
       `const { BroadcastChannel } = require('node:worker_threads');
        const c = new BroadcastChannel(${JSON.stringify(log.channel)});
        for (let i = 0; i < 500; i += 5)
-         c.postMessage(Array.from({ length: 5 }, (_, j) =>
-           ({ v: 1, requirement: 'X', check: String(i + j), startedAt: new Date(1e12 + i + j).toISOString() })));
+         c.postMessage(JSON.stringify(Array.from({ length: 5 }, (_, j) =>
+           ({ v: 1, requirement: 'X', check: String(i + j), startedAt: new Date(1e12 + i + j).toISOString() }))));
        c.close();`,
       { eval: true },
     );
@@ -221,10 +221,12 @@ describe('receiving the log', () => {
     const { log } = inbox();
     const post = new BroadcastChannel(log.channel);
     const entry = (startedAt: string, check: string) => ({ v: 1, requirement: 'X', check, startedAt });
-    post.postMessage([entry('2026-01-01T00:00:02.000Z', 'b'), { v: 2, check: 'later format' }]);
+    const batch = (...entries: unknown[]) => JSON.stringify(entries);
+    post.postMessage(batch(entry('2026-01-01T00:00:02.000Z', 'b'), { v: 2, check: 'later format' }));
     post.postMessage('not an entry');
-    post.postMessage(entry('2026-01-01T00:00:04.000Z', 'not in a batch'));
-    post.postMessage([entry('2026-01-01T00:00:01.000Z', 'a'), entry('2026-01-01T00:00:03.000Z', 'c')]);
+    post.postMessage(JSON.stringify(entry('2026-01-01T00:00:04.000Z', 'not in a batch')));
+    post.postMessage([entry('2026-01-01T00:00:05.000Z', 'not JSON text')]);
+    post.postMessage(batch(entry('2026-01-01T00:00:01.000Z', 'a'), entry('2026-01-01T00:00:03.000Z', 'c')));
     post.close();
     await log.drain();
     expect(log.entries().map((x) => x.check)).toEqual(['a', 'b', 'c']);
@@ -233,10 +235,14 @@ describe('receiving the log', () => {
   test('a closed log receives nothing more and keeps what it had', async () => {
     const { log } = inbox();
     const post = new BroadcastChannel(log.channel);
-    post.postMessage([{ v: 1, requirement: 'X', check: 'kept', startedAt: '2026-01-01T00:00:01.000Z' }]);
+    post.postMessage(
+      JSON.stringify([{ v: 1, requirement: 'X', check: 'kept', startedAt: '2026-01-01T00:00:01.000Z' }]),
+    );
     await log.drain();
     log.close();
-    post.postMessage([{ v: 1, requirement: 'X', check: 'late', startedAt: '2026-01-01T00:00:02.000Z' }]);
+    post.postMessage(
+      JSON.stringify([{ v: 1, requirement: 'X', check: 'late', startedAt: '2026-01-01T00:00:02.000Z' }]),
+    );
     post.close();
     await log.drain();
     expect(log.entries().map((x) => x.check)).toEqual(['kept']);

@@ -326,16 +326,19 @@ export const unplantedVariants: Variant[] = [
     },
   },
   {
-    name: 'lost-after-300',
+    // A store that fills up and goes on answering 201. A default run creates about 170 pets (the
+    // 101 that the lists need are counted among them): the cap is below that, so that pets it lost
+    // are read again.
+    name: 'lost-after-150',
     kind: 'faulty',
-    does: 'answers 201 to every valid create, and keeps no pet after the 300th',
+    does: 'answers 201 to every valid create, and keeps no pet after the 150th',
     breaks: ['CREATE-CONCURRENT'],
     blocks: [...LOST_PETS_BLOCK, 'CREATE-PERSISTED'],
     server: {
       // A count of its own for each server started.
       wrap: (handler) => {
         let creates = 0;
-        return afterCreate(() => (++creates > 300 ? 'forget' : undefined))(handler);
+        return afterCreate(() => (++creates > 150 ? 'forget' : undefined))(handler);
       },
     },
   },
