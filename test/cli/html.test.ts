@@ -3,11 +3,13 @@
 // and the history carried over on rotation. test/cli/report-browser.test.ts checks the page itself.
 import {
   existsSync,
+  linkSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
   rmSync,
+  statSync,
   writeFileSync,
 } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -30,7 +32,7 @@ import {
   requirementResults,
   suiteFrames,
 } from '../../cli/reports/allure.ts';
-import { HISTORY_FILE, rotateReportDir } from '../../cli/reports/folder.ts';
+import { HISTORY_FILE, ReportFolder, rotateReportDir } from '../../cli/reports/folder.ts';
 import {
   allureConfig,
   HISTORY_LIMIT,
@@ -410,7 +412,7 @@ describe('the Allure configuration and the page', () => {
     expect(existsSync(path.join(previousDir, HISTORY_FILE))).toBe(true);
   });
 
-  test('the run before the previous one is removed off the main thread, and gone when rotation settles', async () => {
+  test('the run before the previous one is set aside at once, and gone once removed', async () => {
     const reportDir = path.join(work, 'rotate-twice', 'latest');
     const previousDir = path.join(work, 'rotate-twice', 'previous');
     mkdirSync(path.join(previousDir, 'allure-results'), { recursive: true });
@@ -421,12 +423,53 @@ describe('the Allure configuration and the page', () => {
     // A folder set aside by a run that was killed before it had removed it.
     mkdirSync(`${previousDir}.removing`, { recursive: true });
     writeFileSync(path.join(`${previousDir}.removing`, 'summary.json'), '{"run":0}');
-    const settled = rotateReportDir(reportDir, previousDir);
+    const rotation = rotateReportDir(reportDir, previousDir);
     // At once: the previous run is where the one before it was.
     expect(readFileSync(path.join(previousDir, 'summary.json'), 'utf8')).toBe('{"run":2}');
     expect(existsSync(path.join(previousDir, 'allure-results'))).toBe(false);
-    await settled;
+    await rotation.remove();
     expect(readdirSync(path.join(work, 'rotate-twice'))).toEqual(['previous']);
+  });
+
+  test('a run writes its reports over the files of the run before the previous one, and leaves none of theirs', async () => {
+    const reportDir = path.join(work, 'recycle', 'latest');
+    const previousDir = path.join(work, 'recycle', 'previous');
+    mkdirSync(path.join(previousDir, 'allure-results'), { recursive: true });
+    const inodes = new Set<number>();
+    for (let i = 0; i < 3; i++) {
+      const old = path.join(previousDir, 'allure-results', `old-${i}-result.json`);
+      writeFileSync(old, `{"old":${i},"padding":"${'x'.repeat(200)}"}`);
+      inodes.add(statSync(old).ino);
+    }
+    // A fourth, with a second name outside (an archive of hard links): never written over.
+    const archived = path.join(work, 'recycle-archive.json');
+    writeFileSync(archived, '{"archived":true}');
+    linkSync(archived, path.join(previousDir, 'allure-results', 'old-3-result.json'));
+    mkdirSync(reportDir, { recursive: true });
+    writeFileSync(path.join(reportDir, 'summary.json'), '{"run":2}');
+    const folder = new ReportFolder(reportDir, previousDir, createRedactor(['s3cret-key']), work);
+    folder.clear();
+    folder.write('summary.json', '{"run":3,"key":"s3cret-key"}');
+    const results = new Map([
+      ['a-result.json', Buffer.from('{"a":1}')],
+      ['b-attachment.txt', Buffer.from('b')],
+      ['c-attachment.txt', Buffer.from('c')],
+      ['d-attachment.txt', Buffer.from('d')],
+    ]);
+    folder.writeAhead('allure-results', new Map([...results].slice(1, 3)));
+    await folder.writeAll(results, 'allure-results');
+    await folder.settled();
+    // Each file holds its own bytes only (masked), whether it was a spare or created.
+    expect(readFileSync(path.join(reportDir, 'summary.json'), 'utf8')).toBe('{"run":3,"key":"***"}');
+    for (const [name, bytes] of results)
+      expect(readFileSync(path.join(reportDir, 'allure-results', name))).toEqual(bytes);
+    // The three old files became three of the five new ones; the fourth and fifth were created.
+    const written = ['summary.json', ...[...results.keys()].map((n) => path.join('allure-results', n))];
+    const reused = written.filter((name) => inodes.has(statSync(path.join(reportDir, name)).ino));
+    expect(reused).toHaveLength(3);
+    expect(readFileSync(archived, 'utf8')).toBe('{"archived":true}');
+    expect(readdirSync(path.join(work, 'recycle')).sort()).toEqual(['latest', 'previous']);
+    expect(readFileSync(path.join(previousDir, 'summary.json'), 'utf8')).toBe('{"run":2}');
   });
 });
 
