@@ -95,7 +95,8 @@ function filesIn(dir: string, sub: string): string[] {
  * `npm run bench` measures on, from 0.02 ms to 0.75 ms of CPU a file from one minute to the next
  * (a file written over costs 0.05 ms, a rename 0.015 ms), and a default run writes some 170 files,
  * most of them while its checks keep both cores busy: measured pair by pair, a run writing over the
- * files of the run before the previous one took 48 ms less (100 ms less CPU) at such a minute. A
+ * files of the run before the previous one took 48 to 96 ms less (100 to 185 ms less CPU) at such
+ * minutes, about 20 ms less at cheaper ones. A
  * spare is written before it is renamed, so that a file of the new report holds its own bytes or
  * is not there; one that cannot be written or renamed is left to be removed, and the file created.
  * A spare with another name elsewhere (a hard link: an archive made with `cp -al` or `rsync
