@@ -226,16 +226,38 @@ function pathOf(url: string): string {
  * A requirement failed only by findings that another requirement's failure explains (a pet lost
  * among concurrent creates, in a store that loses pets created alone as well) is blocked by that
  * failure instead: the finding is its evidence, and the fault is named once.
+ *
+ * The explaining failure may itself be one of these (a page missing a pet the store lost among
+ * concurrent creates: LIST-LIMIT-FILLS unless CREATE-CONCURRENT, which fails unless
+ * CREATE-PERSISTED), so they are settled in turn: one is failed once none of its explanations can
+ * still fail, blocked once one has failed. What is left (explanations in a circle) fails.
  */
 function explainedFindings(
   results: readonly (RequirementResult & { foundUnless?: string[] })[],
 ): RequirementResult[] {
-  const failedIds = new Set(
+  const failed = new Set(
     results.filter((r) => r.status === 'failed' && r.foundUnless === undefined).map((r) => r.id),
   );
+  const open = new Map(
+    results
+      .filter((r) => r.status === 'failed' && r.foundUnless !== undefined)
+      .map((r) => [r.id, r.foundUnless!]),
+  );
+  const blocked = new Set<string>();
+  for (let settled = true; settled && open.size > 0; ) {
+    settled = false;
+    for (const [id, unless] of open) {
+      if (unless.some((u) => failed.has(u))) blocked.add(id);
+      else if (!unless.some((u) => open.has(u))) failed.add(id);
+      else continue;
+      open.delete(id);
+      settled = true;
+    }
+  }
+  for (const id of open.keys()) failed.add(id);
   return results.map(({ foundUnless, ...r }) => {
-    const by = (foundUnless ?? []).filter((id) => failedIds.has(id));
-    if (by.length === 0) return r;
+    if (!blocked.has(r.id)) return r;
+    const by = (foundUnless ?? []).filter((id) => failed.has(id));
     return {
       ...r,
       status: 'skipped',

@@ -1,6 +1,7 @@
 import type { ApiResponse } from './client.ts';
 import { ConformanceError, isBrokenMessage, isConformanceError } from './errors.ts';
 import { describeResponse } from './expect.ts';
+import { pathAndQuery } from './url.ts';
 
 /**
  * Thrown when what a check needs cannot be had: the pets it reads could not be created, the /v1
@@ -24,7 +25,7 @@ export class Blocked extends Error {
     readonly needed: string,
     readonly evidence: ApiResponse,
     /** What came back; "POST /pets answered 500, empty body" by default. */
-    readonly received = `${evidence.request.method} ${pathOf(evidence.request.url)} answered ${describeResponse(evidence)}`,
+    readonly received = `${evidence.request.method} ${pathAndQuery(evidence.request.url)} answered ${describeResponse(evidence)}`,
     /** Why the check fails itself when none of `by` fails ("a fault of the list unless the store lost pets"). */
     readonly ownFault?: string,
   ) {
@@ -41,12 +42,6 @@ export class Blocked extends Error {
       exchanges: [this.evidence.exchange],
     });
   }
-}
-
-/** The path and query of a URL: "/v1/pets?limit=1". */
-function pathOf(url: string): string {
-  const u = new URL(url);
-  return `${u.pathname}${u.search}`;
 }
 
 /** Whether a value is a Blocked, also across module copies (isolated test files). */

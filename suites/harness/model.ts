@@ -4,7 +4,7 @@ import type { SentRequest } from './exchange.ts';
 import { clip, toCurl } from './exchange.ts';
 import { exactInteger, INT64_MAX, INT64_MIN, isExactNumber, parseBody } from './json.ts';
 import { redact } from './redact.ts';
-import { splitUrl } from './url.ts';
+import { pathAndQuery, splitUrl } from './url.ts';
 
 /*
  * The run's model of the service (issue 18): what this worker created through it (each create as
@@ -466,7 +466,7 @@ export class Model {
   private noteSeen(id: string, pet: Record<string, unknown>, w: Watch): void {
     if (!this.config.readOnly) return;
     const entry = this.entryOf(id);
-    entry.seen ??= { fields: fieldsOf(pet), where: `${w.sent.method} ${pathOf(w.sent.url)}` };
+    entry.seen ??= { fields: fieldsOf(pet), where: `${w.sent.method} ${pathAndQuery(w.sent.url)}` };
   }
 
   /** Read-only: how a pet shown now differs from what was first seen of it (fields present in both). */
@@ -497,12 +497,12 @@ export class Model {
     const by = what.createdBy;
     // On the same server the read shows it again; the comment says how the pet was made.
     const made = by
-      ? `  # pet ${by.id} was created by this run: ${by.sent.method} ${pathOf(by.sent.url)} ${clip(Buffer.from(by.sent.body ?? []).toString('utf8'), 300)} answered ${by.status ?? 'nothing'}`
+      ? `  # pet ${by.id} was created by this run: ${by.sent.method} ${pathAndQuery(by.sent.url)} ${clip(Buffer.from(by.sent.body ?? []).toString('utf8'), 300)} answered ${by.status ?? 'nothing'}`
       : '';
     return {
       requirementId,
       expected: redact(what.expected),
-      received: redact(`${w.sent.method} ${pathOf(w.sent.url)} answered ${what.received}`),
+      received: redact(`${w.sent.method} ${pathAndQuery(w.sent.url)} answered ${what.received}`),
       reproduce: redact(`${toCurl(w.sent)}${made.replace(/[\r\n]+/g, ' ')}`),
       ...(what.petId === undefined ? {} : { petId: what.petId }),
       ...(what.unless === undefined ? {} : { unless: what.unless }),
@@ -626,12 +626,6 @@ function isSuccess(status: number | undefined): boolean {
 
 function integerOfDigits(text: string): bigint | undefined {
   return /^-?\d{1,20}$/.test(text) ? BigInt(text) : undefined;
-}
-
-/** "/v1/pets/7?limit=1": a URL without its scheme and host. */
-function pathOf(url: string): string {
-  const u = splitUrl(url);
-  return `${u.pathname}${u.search}`;
 }
 
 /**

@@ -165,7 +165,7 @@ export async function ensurePets(ctx: CheckContext, count: number): Promise<void
     if (config.readOnly)
       ctx.skip(`read-only, and this check needs ${count} pets where a list shows at most 100`);
     // Made sure of once a run, however many checks need them: they exist for all. The pets the run's
-    // other checks created count; a default run has created some 300 by the time the lists are read,
+    // other checks created count; a default run has created some 170 by the time the lists are read,
     // and creates none here. A setup that failed fails each check that waits on it.
     const key = `${config.baseUrl} ${runTag(config)}`;
     const made = manyPets.get(key);

@@ -12,6 +12,7 @@ import { type Finding, PET_FIELDS } from './model.ts';
 import { petPath } from './pets.ts';
 import type { CheckContext } from './requirement.ts';
 import { runTag } from './run.ts';
+import { pathAndQuery } from './url.ts';
 
 /*
  * Generated sequences of operations, each answer held against a model of what the sequence did
@@ -170,7 +171,7 @@ function report(
   const finding: Finding = {
     requirementId,
     expected,
-    received: `${res.request.method} ${new URL(res.request.url).pathname}${new URL(res.request.url).search} answered ${received ?? describe(res)}`,
+    received: `${res.request.method} ${pathAndQuery(res.request.url)} answered ${received ?? describe(res)}`,
     reproduce: res.reproduce,
   };
   r.ctx.api.report(finding);

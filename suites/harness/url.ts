@@ -39,6 +39,12 @@ export function splitUrl(url: string): SplitUrl {
   return { origin, pathname: plain[2]!, search: plain[3] ?? '' };
 }
 
+/** "/v1/pets/7?limit=1": a URL without its scheme and host, as a message shows a request. */
+export function pathAndQuery(url: string): string {
+  const { pathname, search } = splitUrl(url);
+  return `${pathname}${search}`;
+}
+
 function parsed(url: string): SplitUrl {
   const { origin, pathname, search } = new URL(url);
   return { origin, pathname, search };

@@ -243,6 +243,37 @@ describe('findings: a rule broken in an answer another check received fails the 
     expect(byId.get('CREATE-B')?.status).toBe('failed');
   });
 
+  test('a finding explained by a requirement that fails only by its own explained findings: blocked by it when it stands', () => {
+    // A page missing a pet that was lost among concurrent creates: LIST-F unless CREATE-B, which
+    // fails unless CREATE-A.
+    const missing = { ...finding, requirementId: 'LIST-F', unless: ['CREATE-A', 'CREATE-B'] };
+    const stands = run([
+      passed('CREATE-A'),
+      passed('CREATE-B'),
+      passed('LIST-F'),
+      { ...passed('SHOW-X'), findings: [lost, missing] },
+    ]).byId;
+    expect(stands.get('CREATE-B')?.status).toBe('failed');
+    expect(stands.get('LIST-F')).toMatchObject({ status: 'skipped', blockedBy: ['CREATE-B'] });
+    // CREATE-A fails too: CREATE-B is blocked by it, and LIST-F by it alone.
+    const deeper = run([
+      failed('CREATE-A', 'own'),
+      passed('CREATE-B'),
+      passed('LIST-F'),
+      { ...passed('SHOW-X'), findings: [lost, missing] },
+    ]).byId;
+    expect(deeper.get('CREATE-B')).toMatchObject({ status: 'skipped', blockedBy: ['CREATE-A'] });
+    expect(deeper.get('LIST-F')).toMatchObject({ status: 'skipped', blockedBy: ['CREATE-A'] });
+  });
+
+  test('findings that explain each other in a circle: both fail, each with its evidence', () => {
+    const a = { ...finding, requirementId: 'CREATE-A', unless: ['CREATE-B'] };
+    const b = { ...finding, requirementId: 'CREATE-B', unless: ['CREATE-A'] };
+    const { byId } = run([passed('CREATE-A'), passed('CREATE-B'), { ...passed('SHOW-X'), findings: [a, b] }]);
+    expect(byId.get('CREATE-A')?.status).toBe('failed');
+    expect(byId.get('CREATE-B')?.status).toBe('failed');
+  });
+
   test('a finding without `unless` beside one with it: the requirement named fails', () => {
     const { byId } = run([
       failed('CREATE-A', 'own'),
