@@ -3,16 +3,12 @@
  * does: the run's deadline grows with the tests collected (each test and hook has its own timeout),
  * and past it the run is cancelled and its unfinished tests fail.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import path from 'node:path';
-import { stringifyEnvInfo, type Writer } from 'allure-js-commons/sdk/reporter';
-import type { RunnerTask } from 'vitest';
 import { type Reporter, startVitest, type TestCase } from 'vitest/node';
 import { REQUIREMENTS_KEY } from '../../suites/harness/config.ts';
-import { RequirementAllureReporter } from '../../suites/reporter.ts';
 import type { AllureFiles } from '../record/record.ts';
 import type { TestOutcome } from '../record/rollup.ts';
 import { type BrokenModule, type CollectorEvents, OutcomeCollector } from './collector.ts';
+import { LateReporter } from './late-reporter.ts';
 import { mark, STAGE } from './timeline.ts';
 
 export type VitestOptions = NonNullable<Parameters<typeof startVitest>[2]>;
@@ -71,13 +67,19 @@ export async function runSuites(suiteOptions: VitestOptions, options: RunSuitesO
       options.events?.onCollected?.(tests);
     },
   });
-  const allure = new StagingAllureReporter(
-    { resultsDir: options.allureResultsDir },
-    suiteOptions.provide?.[REQUIREMENTS_KEY],
-    options.allureResults,
-    options.environmentInfo,
-    options.onAllureStaged,
-  );
+  // allure-vitest is loaded as the first test ends, rather than before vitest starts (about 25 ms
+  // of the main thread then, on the run's critical path; late-reporter.ts). Loaded while the worker
+  // starts instead, it delayed the worker's first file, which the main thread serves.
+  const allure = new LateReporter(async () => {
+    const { StagingAllureReporter } = await import('./allure-staging.ts');
+    return new StagingAllureReporter(
+      { resultsDir: options.allureResultsDir },
+      suiteOptions.provide?.[REQUIREMENTS_KEY],
+      options.allureResults,
+      options.environmentInfo,
+      options.onAllureStaged,
+    );
+  });
 
   let deadlineHit = false;
   let timer: NodeJS.Timeout | undefined;
@@ -99,7 +101,7 @@ export async function runSuites(suiteOptions: VitestOptions, options: RunSuitesO
     ...suiteOptions,
     config: false,
     watch: false,
-    reporters: [collector, allure, stageReporter()],
+    reporters: [collector, allure, stageReporter(() => void allure.load().catch(() => undefined))],
   }).then(
     () => 'done' as const,
     (error: unknown) => {
@@ -128,7 +130,11 @@ export async function runSuites(suiteOptions: VitestOptions, options: RunSuitesO
     releaseSignals();
     clearInterval(timer);
     process.chdir(cwd);
-    allure.collect();
+    try {
+      (await allure.load()).collect();
+    } catch (error) {
+      startError ??= `the Allure reporter could not be loaded: ${error instanceof Error ? error.message : String(error)}`;
+    }
     mark(STAGE.testsDone);
   }
 
@@ -172,154 +178,14 @@ export function worstCaseMs(
 }
 
 /**
- * allure-vitest's reporter, its results held in memory (`files`) rather than written to disk: its
- * own writer makes every result and attachment durable (a temporary file, fsync, rename), all of them
- * on the main thread once the last check ends, for files that publish reads once and writes again
- * into the report folder (about 0.3 s on a slow disk for a default run's 260 files). The results are
- * the same. Should allure-vitest keep its runtime elsewhere one day, its own writer stays in place
- * and writes into its results folder, which collect() then reads.
- *
- * Each test is handled (allure-vitest's handleTask) as soon as it has finished, on the main thread
- * while the checks go on, rather than all of them once the last check ends (about 40 ms then, on the
- * run's critical path); what it wrote is kept aside and put in place, in the order allure-vitest
- * handles the tests at the run's end, when the run ends. A test not finished by then is handled then.
- */
-class StagingAllureReporter extends RequirementAllureReporter {
-  private writer: StagingWriter | undefined;
-  /** Tests handled as they finished, by task id: the files each wrote and the global messages it left. */
-  private readonly finished = new Map<string, { files: AllureFiles; globals: unknown[] }>();
-
-  constructor(
-    private readonly staging: ConstructorParameters<typeof RequirementAllureReporter>[0] & {
-      resultsDir: string;
-    },
-    requirements: ConstructorParameters<typeof RequirementAllureReporter>[1],
-    private readonly files: AllureFiles,
-    private readonly environmentInfo: Record<string, string>,
-    private readonly onStaged?: (files: ReadonlyMap<string, Buffer>) => void,
-  ) {
-    super(staging, requirements);
-  }
-
-  override onInit(vitest: Parameters<RequirementAllureReporter['onInit']>[0]): void {
-    super.onInit(vitest);
-    const runtime = (this as unknown as { allureReporterRuntime?: { writer: Writer } }).allureReporterRuntime;
-    const writer = new StagingWriter(this.files);
-    if (runtime) {
-      runtime.writer = writer;
-      this.writer = writer;
-    }
-    // Written here rather than by onInit (the reporter's config has none): through the writer in use.
-    (runtime?.writer ?? writer).writeEnvironmentInfo(this.environmentInfo);
-  }
-
-  onTestCaseResult(test: TestCase): void {
-    const task = (test as unknown as { task?: RunnerTask }).task;
-    const globals = this.globalMessages();
-    const writer = this.writer;
-    if (!writer || !task || task.type !== 'test' || !globals || this.finished.has(task.id)) return;
-    const files: AllureFiles = new Map();
-    const before = globals.length;
-    writer.target = files;
-    try {
-      super.handleTask(task);
-    } catch {
-      // Left to the run's end, where allure-vitest handles it as it always has.
-      globals.splice(before);
-      return;
-    } finally {
-      writer.target = this.files;
-    }
-    this.finished.set(task.id, { files, globals: globals.splice(before) });
-    this.onStaged?.(files);
-  }
-
-  override handleTask(task: RunnerTask): void {
-    const done = task.type === 'test' ? this.finished.get(task.id) : undefined;
-    if (!done) {
-      super.handleTask(task);
-      return;
-    }
-    for (const [name, content] of done.files) this.files.set(name, content);
-    this.globalMessages()?.push(...done.globals);
-  }
-
-  /** allure-vitest's global messages of the run so far (hooks that failed), or undefined should it keep them elsewhere. */
-  private globalMessages(): unknown[] | undefined {
-    const messages = (this as unknown as { globalRuntimeMessages?: unknown }).globalRuntimeMessages;
-    return Array.isArray(messages) ? messages : undefined;
-  }
-
-  /** Once the run has ended: the results, read back from the folder when they were written there. */
-  collect(): void {
-    if (this.writer) return;
-    readTree(this.staging.resultsDir, '', this.files);
-  }
-}
-
-/** The files of a folder tree into `files`, by their path relative to it ("a/b.json"); none when it is missing. */
-function readTree(dir: string, prefix: string, files: AllureFiles): void {
-  let names: string[];
-  try {
-    names = readdirSync(dir);
-  } catch {
-    return;
-  }
-  for (const name of names) {
-    const file = path.join(dir, name);
-    if (statSync(file).isDirectory()) readTree(file, `${prefix}${name}/`, files);
-    else files.set(`${prefix}${name}`, readFileSync(file));
-  }
-}
-
-/**
- * allure-js-commons' Writer, holding what its FileSystemWriter would write into a results folder in
- * memory instead: file name → the same bytes.
- */
-export class StagingWriter implements Writer {
-  /** Where the files go (the run's files, or those of one test while it is handled). */
-  constructor(public target: AllureFiles) {}
-
-  private json(name: string, data: unknown): void {
-    this.target.set(name, Buffer.from(JSON.stringify(data), 'utf-8'));
-  }
-
-  writeResult(result: Parameters<Writer['writeResult']>[0]): void {
-    this.json(`${result.uuid}-result.json`, result);
-  }
-
-  writeGroup(result: Parameters<Writer['writeGroup']>[0]): void {
-    this.json(`${result.uuid}-container.json`, result);
-  }
-
-  writeAttachment(distFileName: string, content: Buffer): void {
-    this.target.set(distFileName, content);
-  }
-
-  writeAttachmentFromPath(distFileName: string, from: string): void {
-    this.target.set(distFileName, readFileSync(from));
-  }
-
-  writeEnvironmentInfo(info: Parameters<Writer['writeEnvironmentInfo']>[0]): void {
-    this.target.set('environment.properties', Buffer.from(stringifyEnvInfo(info), 'utf-8'));
-  }
-
-  writeCategoriesDefinitions(categories: Parameters<Writer['writeCategoriesDefinitions']>[0]): void {
-    this.json('categories.json', categories);
-  }
-
-  writeGlobals(distFileName: string, info: Parameters<Writer['writeGlobals']>[1]): void {
-    this.json(distFileName, info);
-  }
-}
-
-/**
  * A reporter that marks the first file collected and the first test done, and has every suite file
  * transformed as the run starts: the main thread does it while the worker starts, instead of while
  * the worker waits for each file in turn (about 0.08 s for the first, 0.02 s for each next one).
  * A file that does not transform is left to fail where it always has, when the worker asks for it.
+ * `onFirstResult` is called as the first test ends: the worker has loaded what it needs, and the
+ * main thread, which answers it until then, has time to spare while the checks run.
  */
-function stageReporter(): Reporter {
+function stageReporter(onFirstResult: () => void): Reporter {
   const once = new Set<string>();
   const first = (stage: Parameters<typeof mark>[0]) => () => {
     if (once.has(stage)) return;
@@ -332,7 +198,10 @@ function stageReporter(): Reporter {
         project.vite.environments.ssr?.transformRequest(moduleId).catch(() => undefined);
     },
     onTestModuleCollected: first(STAGE.collected),
-    onTestCaseResult: first(STAGE.firstTest),
+    onTestCaseResult: () => {
+      if (!once.has(STAGE.firstTest)) onFirstResult();
+      first(STAGE.firstTest)();
+    },
   };
 }
 

@@ -245,27 +245,40 @@ export function operationMatcher(
   };
 }
 
-/** A worker's channel and the entries of this turn of its event loop not yet posted. */
+/** A worker's channel, the entries not yet posted, and the timer that posts them. */
 interface Outbox {
   readonly port: BroadcastChannel;
   readonly pending: LoggedExchange[];
+  timer?: NodeJS.Timeout | undefined;
 }
 
-/** The outboxes of this worker, by channel, kept on globalThis: module instances differ between isolated files. */
-function outboxes(): Map<string, Outbox> {
+/** What this worker keeps across module instances (they differ between isolated files), on globalThis. */
+function state(): { outboxes: Map<string, Outbox>; running: number } {
   const key = Symbol.for('petstore-conformance.exchange-log');
-  const holder = globalThis as { [key]?: Map<string, Outbox> };
-  holder[key] ??= new Map();
+  const holder = globalThis as { [key]?: { outboxes: Map<string, Outbox>; running: number } };
+  holder[key] ??= { outboxes: new Map(), running: 0 };
   return holder[key];
 }
 
+function outboxes(): Map<string, Outbox> {
+  return state().outboxes;
+}
+
+/**
+ * The longest an entry waits in the worker while checks run. A message costs the worker about 0.1 ms
+ * whatever its size (it wakes the main thread): posting each turn's entries took 150 messages in a
+ * default run, a twentieth of the worker's time in the checks; this takes a handful.
+ */
+export const POST_EVERY_MS = 200;
+/** Entries queued past which they are posted at once: what a worker holds stays bounded. */
+export const POST_AT = 256;
+
 /**
  * Queues an entry for the run's channel, opened once per worker and unreferenced, so that it never
- * keeps a worker alive. The entries of one turn of the event loop (the exchanges of the checks
- * running at once that ended together) are posted together at its end, as one message (a message
- * per exchange measured about 2 % of a run, pair by pair). A check posts what it queued
- * when it ends (flushExchangeLog), so that every entry of a check is in the main thread's queue
- * before vitest reports the check's end.
+ * keeps a worker alive. Queued entries are posted together, as one message: when the last check
+ * running in the worker ends (checkRunning: the end of each file and of the run, so that every
+ * entry is in the main thread's queue before vitest reports that the last check ended), every
+ * POST_EVERY_MS meanwhile, and once POST_AT are queued.
  */
 function post(channel: string, entry: LoggedExchange): void {
   const boxes = outboxes();
@@ -277,17 +290,42 @@ function post(channel: string, entry: LoggedExchange): void {
     boxes.set(channel, box);
   }
   box.pending.push(entry);
-  if (box.pending.length === 1) setImmediate(() => send(box));
+  if (box.pending.length >= POST_AT) send(box);
+  else if (box.timer === undefined) {
+    const queued = box;
+    box.timer = setTimeout(() => send(queued), POST_EVERY_MS);
+    box.timer.unref();
+  }
 }
 
 /** Posted as JSON text: cloning the entries' objects cost the worker about three times as much. */
 function send(box: Outbox): void {
+  if (box.timer !== undefined) {
+    clearTimeout(box.timer);
+    box.timer = undefined;
+  }
   if (box.pending.length > 0) box.port.postMessage(JSON.stringify(box.pending.splice(0)));
 }
 
-/** Posts every entry this worker has queued: a check calls it as it ends. */
+/** Posts every entry this worker has queued, at once. */
 export function flushExchangeLog(): void {
   for (const box of outboxes().values()) send(box);
+}
+
+/**
+ * A check starts; the function returned ends it (once), and posts what the worker queued when no
+ * other check of the worker is still running.
+ */
+export function checkRunning(): () => void {
+  const s = state();
+  s.running++;
+  let ended = false;
+  return () => {
+    if (ended) return;
+    ended = true;
+    s.running = Math.max(0, s.running - 1);
+    if (s.running === 0) flushExchangeLog();
+  };
 }
 
 function round(ms: number): number {

@@ -1,11 +1,11 @@
-// The writer of the Allure staging (cli/run/suites.ts) holds what allure-js-commons' own writer writes
+// The writer of the Allure staging (cli/run/allure-staging.ts) holds what allure-js-commons' own writer writes
 // into a results folder, file for file and byte for byte, in memory instead of on disk.
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { FileSystemWriter, type Writer } from 'allure-js-commons/sdk/reporter';
 import { afterAll, expect, test } from 'vitest';
-import { StagingWriter } from '../../cli/run/suites.ts';
+import { StagingWriter } from '../../cli/run/allure-staging.ts';
 
 const work = mkdtempSync(path.join(tmpdir(), 'petstore-staging-writer-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));

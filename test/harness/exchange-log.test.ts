@@ -13,11 +13,14 @@ import {
 import { Client } from '../../suites/harness/client.ts';
 import { ConformanceError } from '../../suites/harness/errors.ts';
 import {
+  checkRunning,
   type ExchangeLogSettings,
   exchangeSink,
   flushExchangeLog,
   loggedBody,
   operationMatcher,
+  POST_AT,
+  POST_EVERY_MS,
 } from '../../suites/harness/exchange-log.ts';
 import { MASK } from '../../suites/harness/redact.ts';
 import { testConfig } from '../helpers/config.ts';
@@ -50,6 +53,7 @@ function logged(baseUrl: string, fields: Parameters<typeof testConfig>[1] = {}, 
   const config = testConfig(baseUrl, fields);
   const sink = exchangeSink(settings, baseUrl, { requirement: 'LIST-OK', check: 'LIST-OK the list [case]' })!;
   const read = async () => {
+    flushExchangeLog(); // as a check's end does
     await log.drain();
     return log.entries();
   };
@@ -118,23 +122,58 @@ describe('every exchange is logged, one line each', () => {
     expect(x?.timings.receive).toBe(0);
   });
 
-  test("a turn's exchanges go as one message, and a check's end posts what it queued at once", async () => {
+  /** A sink on a new log, and every message the log's channel carries, as the number of entries in each. */
+  function counted() {
     const { log, settings } = inbox();
     const sink = exchangeSink(settings, 'http://h:1/v1', { requirement: 'LIST-OK', check: 'c' })!;
     const listen = new BroadcastChannel(log.channel);
-    const messages: unknown[] = [];
-    listen.onmessage = (event) => messages.push((event as MessageEvent).data);
+    const messages: number[] = [];
+    listen.onmessage = (event) =>
+      messages.push((JSON.parse((event as MessageEvent).data as string) as unknown[]).length);
     const sent = { method: 'GET', url: 'http://h:1/v1/pets', headers: {} };
     const timing = { started: 1, attemptStarted: 1, ended: 2 };
-    sink.write(sent, { status: 200, durationMs: 1 }, timing);
-    sink.write(sent, { status: 200, durationMs: 1 }, timing);
-    // A thread that ends now (a vitest worker after its last check) loses nothing queued.
-    flushExchangeLog();
-    sink.write(sent, { status: 204, durationMs: 1 }, timing);
+    const write = (status: number) => sink.write(sent, { status, durationMs: 1 }, timing);
+    return { log, listen, messages, write };
+  }
+
+  test('the entries of checks running together go as one message, once the last of them ends', async () => {
+    const { log, listen, messages, write } = counted();
+    const first = checkRunning();
+    const second = checkRunning();
+    write(200);
+    write(201);
+    first();
+    first(); // ending a check twice counts once
+    await log.drain();
+    expect(messages).toEqual([]);
+    write(202);
+    second();
+    await log.drain();
+    // A worker ending after its last check (the end of a file, of the run) has posted everything.
+    expect(messages).toEqual([3]);
+    write(204);
+    flushExchangeLog(); // at once, whatever runs
     await log.drain();
     listen.close();
-    expect(messages.map((m) => (JSON.parse(m as string) as unknown[]).length)).toEqual([2, 1]);
-    expect(log.entries().map((x) => x.response?.status)).toEqual([200, 200, 204]);
+    expect(messages).toEqual([3, 1]);
+    expect(log.entries().map((x) => x.response?.status)).toEqual([200, 201, 202, 204]);
+  });
+
+  test('entries queued while a check runs long are posted every POST_EVERY_MS, and at once past POST_AT', async () => {
+    const { log, listen, messages, write } = counted();
+    const end = checkRunning();
+    write(200);
+    await new Promise((resolve) => setTimeout(resolve, POST_EVERY_MS + 50));
+    await log.drain();
+    expect(messages).toEqual([1]);
+    for (let i = 0; i < POST_AT; i++) write(200);
+    await log.drain();
+    expect(messages).toEqual([1, POST_AT]);
+    end();
+    await log.drain();
+    listen.close();
+    expect(messages).toEqual([1, POST_AT]);
+    expect(log.entries()).toHaveLength(1 + POST_AT);
   });
 
   test('what a worker thread posted is all received once drained, even when the thread has ended', async () => {
