@@ -1,9 +1,9 @@
 /**
  * A vitest reporter whose module is loaded once the run is under way rather than before it starts.
  * vitest takes its reporters as it starts; this one stands in, and its reporter is made by `make`
- * when load() is first called (suites.ts calls it once the worker is starting, when the main thread
- * has nothing else to do). What vitest reports before then is kept, and handed over in order once
- * the reporter is there; onTestRunEnd waits for it.
+ * when load() is first called (suites.ts calls it as the first test ends, when the main thread has
+ * time to spare). What vitest reports before then is kept, and handed over in order once the
+ * reporter is there; onTestRunEnd waits for it, and fails as the reporter's loading failed.
  *
  * It forwards the hooks in LATE_HOOKS, the ones the reporter it stands in for has
  * (test/cli/late-reporter.test.ts holds that list to the reporter's own hooks).
