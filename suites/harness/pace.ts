@@ -1,0 +1,342 @@
+/**
+ * The run's pace: when each request may start. One Pace for the whole run (the run has one worker, and
+ * every client of every check asks the same Pace), so that a deployment that limits its clients is
+ * met by the run as a whole, not by each request alone.
+ *
+ * - A ceiling set from the start: at most `concurrency` requests in flight (--concurrency), and at
+ *   most `ratePerSecond` request starts in any second (--rate-limit).
+ * - What the deployment says: a 429, or a 503 with Retry-After (load shedding), holds every new
+ *   request until its Retry-After has passed (1 s, doubled for each such answer in a row, when it
+ *   gives none) and halves the pace; each second without one, the pace grows by a tenth again, up to
+ *   the ceiling. Answers to requests started before the pace was cut do not cut it again.
+ * - What the deployment declares before it refuses: `RateLimit-Policy` and `RateLimit` (IETF httpapi
+ *   draft, in its structured form `"p";q=100;w=60` / `"p";r=5;t=30` and its older form
+ *   `limit=100, remaining=5, reset=30`), `RateLimit-Limit`/`-Remaining`/`-Reset` and
+ *   `X-RateLimit-Limit`/`-Remaining`/`-Reset`: a quota of q requests in w seconds becomes a ceiling
+ *   of its own, and when the remaining quota is no more than the requests already in flight, new
+ *   requests wait for its reset.
+ *
+ * Requests start in the order they asked (first come, first served), so a check waits no longer than
+ * the requests queued before it.
+ */
+
+/** The time source of a Pace (tests give their own). */
+export interface Clock {
+  /** Milliseconds, monotonic. */
+  now(): number;
+  /** Calls `fn` after `ms`; returns a function that cancels it. */
+  after(ms: number, fn: () => void): () => void;
+}
+
+export const realClock: Clock = {
+  now: () => performance.now(),
+  after(ms, fn) {
+    const timer = setTimeout(fn, Math.max(1, Math.ceil(ms)));
+    return () => clearTimeout(timer);
+  },
+};
+
+export interface PaceOptions {
+  /** Requests in flight at most (--concurrency). */
+  readonly concurrency: number;
+  /** Request starts in any 1000 ms at most (--rate-limit); none by default. */
+  readonly ratePerSecond?: number;
+  readonly clock?: Clock;
+}
+
+/** What an answer tells the pace: its status and (lower-case) headers; undefined when none came. */
+export interface PaceAnswer {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+/** A request let through: tell the pace how it ended, once. */
+export interface Admission {
+  /** How long the request waited for the pace before it could start. */
+  readonly waitedMs: number;
+  done(answer: PaceAnswer | undefined): void;
+}
+
+/** The pace never goes below one request a second, and above this it no longer limits. */
+const MIN_RATE = 1;
+const UNLIMITED_RATE = 10_000;
+/** The pace grows by this factor each second without a refusal. */
+const GROWTH_PER_SECOND = 1.1;
+/** A refusal without Retry-After holds the run this long, doubled for each one in a row, at most MAX. */
+const DEFAULT_HOLD_MS = 1_000;
+const MAX_DEFAULT_HOLD_MS = 30_000;
+
+/** What the pace has met so far: for the run's reports. */
+export interface PaceReport {
+  /** Answers that refused a request for its rate (429, or 503 with Retry-After). */
+  readonly refusals: number;
+  /** The time every request spent waiting for the pace, added up. */
+  readonly waitedMs: number;
+  /** The pace the deployment left the run at (requests a second), when it ever cut it. */
+  readonly rate?: number;
+  /** The quota the deployment declared (requests in seconds), when it did. */
+  readonly declared?: { readonly requests: number; readonly seconds: number };
+}
+
+interface Waiter {
+  readonly since: number;
+  readonly resolve: (admission: Admission) => void;
+}
+
+/** A limit of `limit` starts in any `ms` milliseconds. */
+interface Window {
+  readonly limit: number;
+  readonly ms: number;
+}
+
+export class Pace {
+  private readonly clock: Clock;
+  private readonly concurrency: number;
+  private readonly ceiling: Window | undefined;
+  private declared: Window | undefined;
+  private inFlight = 0;
+  private readonly queue: Waiter[] = [];
+  /** Start times of recent requests, oldest first (as far back as the longest window). */
+  private readonly starts: number[] = [];
+  private lastStart = Number.NEGATIVE_INFINITY;
+  /** No request starts before this (a Retry-After, a declared reset). */
+  private holdUntil = 0;
+  /** The pace after the last cut, and when it was cut; undefined while the deployment never refused. */
+  private cut: { rate: number; at: number } | undefined;
+  /** Refusals in a row without an answer between them (for the default hold). */
+  private refusedInARow = 0;
+  private refusals = 0;
+  private waited = 0;
+  private cancelTimer: (() => void) | undefined;
+
+  constructor(options: PaceOptions) {
+    this.clock = options.clock ?? realClock;
+    this.concurrency = Math.max(1, Math.floor(options.concurrency));
+    this.ceiling =
+      options.ratePerSecond === undefined ? undefined : { limit: options.ratePerSecond, ms: 1_000 };
+  }
+
+  /** Resolves when a request may start; rejects with the signal's reason when it is aborted first. */
+  admit(signal?: AbortSignal): Promise<Admission> {
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    return new Promise<Admission>((resolve, reject) => {
+      const onAbort = () => {
+        const at = this.queue.indexOf(waiter);
+        if (at < 0) return;
+        this.queue.splice(at, 1);
+        reject(signal?.reason);
+        this.pump();
+      };
+      const waiter: Waiter = {
+        since: this.clock.now(),
+        resolve: (admission) => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve(admission);
+        },
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.queue.push(waiter);
+      this.pump();
+    });
+  }
+
+  /** The current pace in requests a second, or undefined when it does not limit. */
+  rate(now = this.clock.now()): number | undefined {
+    if (!this.cut) return undefined;
+    const grown = this.cut.rate * GROWTH_PER_SECOND ** (Math.max(0, now - this.cut.at) / 1_000);
+    return grown >= UNLIMITED_RATE ? undefined : grown;
+  }
+
+  report(): PaceReport {
+    const rate = this.rate();
+    return {
+      refusals: this.refusals,
+      waitedMs: Math.round(this.waited),
+      ...(rate === undefined ? {} : { rate: Math.round(rate * 10) / 10 }),
+      ...(this.declared
+        ? { declared: { requests: this.declared.limit, seconds: this.declared.ms / 1_000 } }
+        : {}),
+    };
+  }
+
+  /** When the next request may start, from now on. */
+  private nextStartAt(now: number): number {
+    let at = Math.max(now, this.holdUntil);
+    for (const window of [this.ceiling, this.declared]) {
+      if (!window || this.starts.length < window.limit) continue;
+      // The start `limit` starts back must have left the window.
+      const oldest = this.starts[this.starts.length - window.limit]!;
+      at = Math.max(at, oldest + window.ms);
+    }
+    const rate = this.rate(now);
+    if (rate !== undefined) at = Math.max(at, this.lastStart + 1_000 / rate);
+    return at;
+  }
+
+  private pump(): void {
+    this.cancelTimer?.();
+    this.cancelTimer = undefined;
+    while (this.queue.length > 0 && this.inFlight < this.concurrency) {
+      const now = this.clock.now();
+      const at = this.nextStartAt(now);
+      if (at > now) {
+        this.cancelTimer = this.clock.after(at - now, () => this.pump());
+        return;
+      }
+      const waiter = this.queue.shift()!;
+      this.start(now, waiter);
+    }
+  }
+
+  private start(now: number, waiter: Waiter): void {
+    this.inFlight++;
+    this.lastStart = now;
+    this.starts.push(now);
+    // Kept as long as a window (or the last second, for the pace's own measure) may need them.
+    const span = Math.max(1_000, this.ceiling?.ms ?? 0, this.declared?.ms ?? 0);
+    const old = this.starts.findIndex((t) => t > now - span);
+    if (old > 0) this.starts.splice(0, old);
+    const waitedMs = now - waiter.since;
+    this.waited += waitedMs;
+    let ended = false;
+    waiter.resolve({
+      waitedMs,
+      done: (answer) => {
+        if (ended) return;
+        ended = true;
+        this.inFlight--;
+        if (answer) this.learn(answer, now);
+        this.pump();
+      },
+    });
+  }
+
+  /** What an answer to a request started at `startedAt` tells the pace. */
+  private learn(answer: PaceAnswer, startedAt: number): void {
+    const now = this.clock.now();
+    const retryAfter = retryAfterMs(answer.headers['retry-after'], Date.now());
+    if (isRefusal(answer)) {
+      this.refusals++;
+      this.refusedInARow++;
+      const hold =
+        retryAfter ?? Math.min(MAX_DEFAULT_HOLD_MS, DEFAULT_HOLD_MS * 2 ** (this.refusedInARow - 1));
+      this.holdUntil = Math.max(this.holdUntil, now + hold);
+      // Sent at the old pace: only the first refusal of a cut cuts it.
+      if (!this.cut || startedAt >= this.cut.at) {
+        const current = this.rate(now) ?? this.recentRate(now);
+        this.cut = { rate: Math.max(MIN_RATE, current / 2), at: now };
+      }
+    } else {
+      this.refusedInARow = 0;
+    }
+    this.learnDeclared(answer.headers, now);
+  }
+
+  /** Starts in the last second, as a rate; at least the minimum. */
+  private recentRate(now: number): number {
+    const recent = this.starts.filter((t) => t > now - 1_000).length;
+    return Math.max(MIN_RATE * 2, recent);
+  }
+
+  private learnDeclared(headers: Readonly<Record<string, string>>, now: number): void {
+    const quota = declaredQuota(headers);
+    if (!quota) return;
+    if (quota.limit !== undefined && quota.windowSeconds !== undefined && quota.limit > 0)
+      this.declared = { limit: quota.limit, ms: quota.windowSeconds * 1_000 };
+    // Nothing left for the requests already in flight: wait for the window to reset.
+    if (quota.remaining !== undefined && quota.resetSeconds !== undefined && quota.remaining <= this.inFlight)
+      this.holdUntil = Math.max(this.holdUntil, now + quota.resetSeconds * 1_000);
+  }
+}
+
+/** Whether an answer refuses the request for the rate it came at: 429, or 503 with Retry-After. */
+export function isRefusal(answer: PaceAnswer): boolean {
+  return answer.status === 429 || (answer.status === 503 && answer.headers['retry-after'] !== undefined);
+}
+
+/** Retry-After as milliseconds from now (delay-seconds or an HTTP-date), or undefined when absent or unreadable. */
+export function retryAfterMs(value: string | undefined, nowEpochMs: number): number | undefined {
+  if (value === undefined) return undefined;
+  const trimmed = value.trim();
+  if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
+  const date = Date.parse(trimmed);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - nowEpochMs);
+}
+
+/** A quota a deployment declares in its answers' headers. */
+export interface DeclaredQuota {
+  /** Requests allowed in a window. */
+  readonly limit?: number;
+  readonly windowSeconds?: number;
+  /** Requests left in the current window. */
+  readonly remaining?: number;
+  /** Seconds until the window resets. */
+  readonly resetSeconds?: number;
+}
+
+/**
+ * The quota an answer declares, from the first of these that it carries:
+ * - `RateLimit-Policy: "default";q=100;w=60` and `RateLimit: "default";r=5;t=30`
+ *   (draft-ietf-httpapi-ratelimit-headers-08 and later, structured fields);
+ * - `RateLimit: limit=100, remaining=5, reset=30` with `RateLimit-Policy: 100;w=60` (drafts 06-07);
+ * - `RateLimit-Limit`, `RateLimit-Remaining`, `RateLimit-Reset` (drafts 00-05), or the same with
+ *   `X-` (GitHub, GitLab, nginx modules and most gateways), where a reset larger than a year of
+ *   seconds is read as the Unix time it resets at.
+ * Undefined when it declares nothing readable.
+ */
+export function declaredQuota(
+  headers: Readonly<Record<string, string>>,
+  nowEpochMs = Date.now(),
+): DeclaredQuota | undefined {
+  const quota: { -readonly [K in keyof DeclaredQuota]: DeclaredQuota[K] } = {};
+  const policy = headers['ratelimit-policy'];
+  if (policy !== undefined) {
+    const params = firstItemParams(policy);
+    const q = params.q ?? params.limit ?? leadingNumber(policy);
+    if (q !== undefined) quota.limit = q;
+    if (params.w !== undefined) quota.windowSeconds = params.w;
+  }
+  const combined = headers.ratelimit;
+  if (combined !== undefined) {
+    const params = firstItemParams(combined);
+    if (params.limit !== undefined) quota.limit ??= params.limit;
+    const remaining = params.r ?? params.remaining;
+    const reset = params.t ?? params.reset;
+    if (remaining !== undefined) quota.remaining = remaining;
+    if (reset !== undefined) quota.resetSeconds = reset;
+  }
+  for (const prefix of ['ratelimit-', 'x-ratelimit-']) {
+    const limit = wholeNumber(headers[`${prefix}limit`]);
+    const remaining = wholeNumber(headers[`${prefix}remaining`]);
+    const reset = wholeNumber(headers[`${prefix}reset`]);
+    if (limit !== undefined) quota.limit ??= limit;
+    if (remaining !== undefined) quota.remaining ??= remaining;
+    if (reset !== undefined)
+      quota.resetSeconds ??= reset > 365 * 24 * 3600 ? Math.max(0, reset - nowEpochMs / 1000) : reset;
+  }
+  return Object.keys(quota).length === 0 ? undefined : quota;
+}
+
+/** The parameters of the first item of a list header: `"p";q=100;w=60, …` or `limit=100, remaining=5`. */
+function firstItemParams(value: string): Record<string, number> {
+  const params: Record<string, number> = {};
+  // Both forms: parameters after ';' of the first item, or comma-separated key=value pairs.
+  const first = value.split(',')[0] ?? '';
+  const pairs = /[=]/.test(first) && !/;/.test(first) ? value.split(',') : first.split(';');
+  for (const pair of pairs) {
+    const [key, raw] = pair.split('=').map((s) => s.trim());
+    const n = wholeNumber(raw);
+    if (key && n !== undefined) params[key.toLowerCase()] = n;
+  }
+  return params;
+}
+
+function leadingNumber(value: string): number | undefined {
+  return wholeNumber(value.split(/[;,]/)[0]);
+}
+
+function wholeNumber(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const trimmed = value.trim();
+  return /^\d+(\.\d+)?$/.test(trimmed) ? Number(trimmed) : undefined;
+}
