@@ -4,7 +4,8 @@
  * and past it the run is cancelled and its unfinished tests fail.
  */
 import { type Reporter, startVitest, type TestCase } from 'vitest/node';
-import { REQUIREMENTS_KEY } from '../../suites/harness/config.ts';
+import { CONFIG_KEY, REQUIREMENTS_KEY } from '../../suites/harness/config.ts';
+import { rateLimitPatienceMs } from '../../suites/harness/pace.ts';
 import type { AllureFiles } from '../record/record.ts';
 import type { TestOutcome } from '../record/rollup.ts';
 import { type BrokenModule, type CollectorEvents, OutcomeCollector } from './collector.ts';
@@ -59,12 +60,19 @@ export async function runSuites(suiteOptions: VitestOptions, options: RunSuitesO
   const hookTimeout = suiteOptions.hookTimeout ?? 10_000;
   const maxConcurrency = suiteOptions.maxConcurrency ?? 5;
   let deadlineAt = Date.now() + (options.startupMs ?? 60_000) + 2 * hookTimeout;
+  const patienceMs = rateLimitPatienceMs(suiteOptions.provide?.[CONFIG_KEY]?.timeoutMs ?? 10_000);
 
+  // A run held back by the deployment's rate limit goes on as long as its checks keep finishing: each
+  // check that ends leaves the rest at least a check's budget and a request's patience for the limit.
   const collector = new OutcomeCollector(options.root, {
     ...options.events,
     onCollected(tests) {
       deadlineAt += worstCaseMs(tests, { testTimeout, hookTimeout, maxConcurrency });
       options.events?.onCollected?.(tests);
+    },
+    onOutcome(outcome, done, collected) {
+      deadlineAt = Math.max(deadlineAt, Date.now() + testTimeout + patienceMs);
+      options.events?.onOutcome?.(outcome, done, collected);
     },
   });
   // allure-vitest is loaded as the first test ends, rather than before vitest starts (about 25 ms
@@ -168,7 +176,8 @@ export function worstCaseMs(
   limits: { testTimeout: number; hookTimeout: number; maxConcurrency: number },
 ): number {
   // A test's own timeout, and its beforeEach and afterEach hooks.
-  const timeoutOf = (t: TestCase) => (t.options.timeout ?? limits.testTimeout) + 2 * limits.hookTimeout;
+  // A check with no timeout of vitest's keeps a budget of its own of testTimeout (harness/requirement.ts).
+  const timeoutOf = (t: TestCase) => (t.options.timeout || limits.testTimeout) + 2 * limits.hookTimeout;
   const running = tests.filter((t) => t.options.mode !== 'skip' && t.options.mode !== 'todo');
   const alone = running.filter((t) => !t.options.concurrent).reduce((sum, t) => sum + timeoutOf(t), 0);
   const together = running.filter((t) => t.options.concurrent).map(timeoutOf);

@@ -1,13 +1,21 @@
 import { randomBytes } from 'node:crypto';
 import type { Dispatcher } from 'undici';
 import type { Config, Network } from './config.ts';
-import { BrokenMessage, ConformanceError, HTTP_MESSAGE_ID } from './errors.ts';
+import { BrokenMessage, ConformanceError, HTTP_MESSAGE_ID, RateLimited } from './errors.ts';
 import { type ExchangeRecord, formatBytes, recordExchange, type SentRequest, toCurl } from './exchange.ts';
 import type { ExchangeSink } from './exchange-log.ts';
 import { stringifyExact } from './json.ts';
 import { keySecrets, type NearMiss, nearMissKey } from './keys.ts';
 import type { Finding, Model } from './model.ts';
 import { Attempt, createDispatcher, proxySecrets } from './network.ts';
+import {
+  DEFAULT_CONCURRENCY,
+  isRefusal,
+  type Pace,
+  rateLimitPatienceMs,
+  retryAfterMs,
+  runPace,
+} from './pace.ts';
 import {
   isSecretHeader,
   redactUrl,
@@ -20,8 +28,12 @@ import { backoffMs, isSafeMethod, type RetriedRequest } from './retry.ts';
 
 /** Bytes of a response body read at most; the rest is not read (a 50 MB answer costs 1 MiB). */
 export const MAX_BODY_BYTES = 1024 * 1024;
-/** 429 answers waited out at most per request (and never past the request's time budget). */
-export const MAX_429_RETRIES = 4;
+
+/**
+ * 503s with Retry-After in a row that make a 503 one request's answer (ANY-NO-5XX's to judge) rather
+ * than the deployment shedding load: each while other requests were answered and none refused.
+ */
+export const SINGLED_OUT_503 = 3;
 /** 5xx answers a client keeps as evidence for ANY-NO-5XX (the first ones; later ones are only counted). */
 export const MAX_SERVER_ERRORS_KEPT = 3;
 /** Findings a client keeps per requirement (the first ones): evidence enough, and a bounded report. */
@@ -58,16 +70,16 @@ export interface ServerErrorSeen {
  * client of every test file the worker runs (module instances differ between isolated files;
  * globalThis does not). It goes through the proxy and uses the TLS settings of config.network.
  */
-function sharedDispatcher(network: Network | undefined): Dispatcher {
+function sharedDispatcher(network: Network | undefined, connections: number): Dispatcher {
   const key = Symbol.for('petstore-conformance.dispatchers');
   const holder = globalThis as { [key]?: Map<string, Dispatcher> };
   holder[key] ??= new Map();
   const pools = holder[key];
-  const id = JSON.stringify(network ?? {});
+  const id = JSON.stringify({ network, connections });
   let dispatcher = pools.get(id);
   if (dispatcher === undefined) {
     dispatcher = createDispatcher(network, {
-      connections: 64,
+      connections,
       pipelining: 1,
       keepAliveTimeout: 4_000,
       keepAliveMaxTimeout: 10_000,
@@ -112,11 +124,11 @@ export interface ApiResponse {
   readonly text: string;
   /** The body was longer than the cap; reading stopped there. */
   readonly truncated: boolean;
-  /** 429 answers waited out before this one. */
+  /** Answers that refused it for the rate (429, or 503 with Retry-After) before this one. */
   readonly retries: number;
   /** Attempts that got no answer at all and were sent again (--retries). */
   readonly transportRetries: number;
-  /** The answer's own time: from this attempt sent to the last byte of its body (no retry, no 429 wait). */
+  /** The answer's own time: from this attempt sent to the last byte of its body (no retry, no wait for the pace). */
   readonly answerMs: number;
   readonly durationMs: number;
   /** The masked record of this exchange. */
@@ -138,6 +150,10 @@ export interface ClientOptions {
   readonly log?: ExchangeSink;
   /** The run's model: every exchange is reported to it, and every answer held against it. */
   readonly model?: Model;
+  /** Overrides the run's pace (tests of the harness). */
+  readonly pace?: Pace;
+  /** Overrides rateLimitPatienceMs (tests of the harness). */
+  readonly patienceMs?: number;
 }
 
 /** The key sent where a check asks for a wrong one: one per worker, unlike any real key. */
@@ -170,9 +186,12 @@ export class Client {
   readonly slowAnswers: SlowAnswer[] = [];
   /** Every answer slower than config.maxResponseTimeMs, counted. */
   slowCount = 0;
+  /** The time this client's requests waited for the run's pace, added up (a check's budget grows by it). */
+  pacedMs = 0;
   private readonly timeoutMs: number;
   private readonly maxBodyBytes: number;
   private readonly dispatcher: Dispatcher;
+  private readonly pace: Pace;
   /** Attempts in flight that the test's signal aborts (followSignal). */
   private readonly inFlight = new Set<Attempt>();
   private following = false;
@@ -188,7 +207,8 @@ export class Client {
     else if (!config.apiKeyScheme) registerSecretHeader(config.apiKeyHeader); // Authorization always is
     this.timeoutMs = options.timeoutMs ?? config.timeoutMs;
     this.maxBodyBytes = options.maxBodyBytes ?? MAX_BODY_BYTES;
-    this.dispatcher = sharedDispatcher(config.network);
+    this.dispatcher = sharedDispatcher(config.network, config.concurrency ?? DEFAULT_CONCURRENCY);
+    this.pace = options.pace ?? runPace(config);
   }
 
   /** The absolute URL of a path under the base URL (an absolute URL is returned as is). */
@@ -248,16 +268,22 @@ export class Client {
     settle: (status: number | undefined, body?: Buffer, text?: string) => Finding[],
   ): Promise<ApiResponse> {
     const started = performance.now();
-    let attemptStarted = started;
-    let deadline = started + this.timeoutMs;
     let retries = 0;
     let transportRetries = 0;
     /** What went wrong with this request's attempts sent again (this client may send others meanwhile). */
     const earlier: string[] = [];
     const retriesAllowed = isSafeMethod(method) ? (this.config.retries ?? 0) : 0;
+    /** Since when this request has been refused for the rate, and how often it was singled out by a 503. */
+    let refusedSince: number | undefined;
+    let singledOut = 0;
+    let seen = { answered: this.pace.answered, refusals: this.pace.report().refusals };
     for (;;) {
+      // Each attempt waits for the run's pace; its timeout starts when it is sent.
+      const admission = await this.pace.admit(this.options.signal).catch(() => undefined);
+      if (admission) this.pacedMs += admission.waitedMs;
       const sentAt = performance.now();
-      const outcome = await this.once(sent, deadline, attemptStarted);
+      const outcome = await this.once(sent, sentAt + this.timeoutMs, sentAt);
+      admission?.done('error' in outcome ? undefined : outcome, refusedSince !== undefined);
       const timing = {
         started,
         attemptStarted: sentAt,
@@ -275,10 +301,7 @@ export class Client {
         earlier.push(outcome.error);
         transportRetries++;
         await sleep(backoffMs(transportRetries), this.options.signal);
-        if (this.options.signal?.aborted) continue; // the next attempt fails at once, saying why
-        attemptStarted = performance.now();
-        deadline = attemptStarted + this.timeoutMs;
-        continue;
+        continue; // an aborted check's next attempt fails at once, saying why
       }
       if ('error' in outcome) {
         this.record(
@@ -310,25 +333,37 @@ export class Client {
         });
         throw broken;
       }
-      if (outcome.status === 429) {
-        // A 429 is never handed to a check: "any 4xx" or "not 2xx" would pass without judging.
-        const wait = retryAfterMs(outcome.headers['retry-after']) ?? 100 * 2 ** retries;
-        const fits = performance.now() + wait < deadline - 50;
-        if (retries < MAX_429_RETRIES && fits) {
+      if (isRefusal(outcome)) {
+        // A 503 this request keeps getting while others are answered, and refused none, is its own.
+        const now = { answered: this.pace.answered, refusals: this.pace.report().refusals };
+        if (outcome.status !== 503 || now.refusals - seen.refusals > 1) singledOut = 0;
+        else if (now.answered > seen.answered) singledOut++;
+        seen = now;
+      }
+      if (isRefusal(outcome) && singledOut < SINGLED_OUT_503) {
+        // A 429 (or load shed with a 503 and Retry-After) is never handed to a check: "any 4xx" or
+        // "not 2xx" would pass without judging. The pace holds the whole run; this request waits in it.
+        const now = performance.now();
+        refusedSince ??= now;
+        const retryAfter = retryAfterMs(outcome.headers['retry-after'], Date.now());
+        const patience = this.options.patienceMs ?? rateLimitPatienceMs(this.timeoutMs);
+        if (now - refusedSince + (retryAfter ?? 0) <= patience && !this.options.signal?.aborted) {
           retries++;
-          await sleep(wait, this.options.signal);
+          this.record(sent, { ...outcome, retries, durationMs: timing.ended - sentAt }, timing);
           continue;
         }
-        const durationMs = timing.ended - started;
-        this.record(sent, { ...outcome, retries, durationMs }, timing);
-        throw new ConformanceError({
-          expected: `an answer other than 429 to ${method} ${path} within ${this.timeoutMs} ms (429s waited out)`,
-          received:
-            retries >= MAX_429_RETRIES
-              ? `rate-limited: still 429 after ${retries} retries`
-              : `rate-limited: 429 with Retry-After ${Math.ceil(wait / 1000)} s, which exceeds what --timeout-ms ${this.timeoutMs} leaves (${Math.max(0, Math.round(deadline - performance.now()))} ms)`,
+        this.record(sent, { ...outcome, retries, durationMs: timing.ended - started }, timing);
+        throw new RateLimited({
+          method,
+          path,
+          status: outcome.status,
+          ...(outcome.headers['retry-after'] === undefined
+            ? {}
+            : { retryAfter: outcome.headers['retry-after'] }),
+          refusedMs: Math.round(now - refusedSince),
+          refusals: retries + 1,
+          patienceMs: patience,
           reproduce: toCurl(sent),
-          exchanges: this.exchanges.slice(-3),
         });
       }
       const durationMs = timing.ended - started;
@@ -572,15 +607,6 @@ export function isBroken(err: unknown, answerBegan: boolean): boolean {
   const code = String(withCause?.code ?? withCause?.cause?.code ?? '');
   if (code.startsWith('HPE_') || code === 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH') return true;
   return answerBegan && (code === 'UND_ERR_SOCKET' || code === 'ECONNRESET' || code === 'EPIPE');
-}
-
-/** Retry-After as milliseconds (delay-seconds or an HTTP-date), or undefined when absent or unreadable. */
-export function retryAfterMs(value: string | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  const trimmed = value.trim();
-  if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
-  const date = Date.parse(trimmed);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
 }
 
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {

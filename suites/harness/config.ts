@@ -43,6 +43,10 @@ export interface Config {
    * ANY-RESPONSE-TIME fails on any answer slower. Absent: times are reported, not judged.
    */
   readonly maxResponseTimeMs?: number;
+  /** Request starts in any second at most, for the whole run (--rate-limit); absent: as the deployment allows. */
+  readonly rateLimit?: number;
+  /** Requests in flight at most, for the whole run (--concurrency; absent: DEFAULT_CONCURRENCY). */
+  readonly concurrency?: number;
   /** Marks what this run creates (pet tags), so that staging data made by the suite is recognisable. */
   readonly runId: string;
   /** How requests reach the target (proxies, TLS); absent: directly, with Node's TLS defaults. */

@@ -72,3 +72,44 @@ Object.defineProperty(BrokenMessage.prototype, 'brokenMessage', { value: true })
 export function isBrokenMessage(value: unknown): value is BrokenMessage {
   return isConformanceError(value) && (value as { brokenMessage?: unknown }).brokenMessage === true;
 }
+
+/** What a request the deployment's rate limit kept from an answer met (RateLimited). */
+export interface RateLimitedInit {
+  readonly method: string;
+  readonly path: string;
+  /** 429, or 503 with Retry-After. */
+  readonly status: number;
+  readonly retryAfter?: string;
+  /** How long it was refused, and how often. */
+  readonly refusedMs: number;
+  readonly refusals: number;
+  /** How long a request may be refused (client.ts rateLimitPatienceMs). */
+  readonly patienceMs: number;
+  readonly reproduce: string;
+}
+
+/**
+ * A request the deployment kept refusing for the rate (429, or 503 with Retry-After) longer than a
+ * run waits: its check is not judged (requirement.ts), never failed, since a rate limit is the
+ * deployment protecting itself, not a fault of the contract. The run says so and suggests
+ * --rate-limit.
+ */
+export class RateLimited extends Error {
+  declare readonly init: RateLimitedInit;
+
+  constructor(init: RateLimitedInit) {
+    const retryAfter = init.retryAfter === undefined ? 'no Retry-After' : `Retry-After ${init.retryAfter}`;
+    super(
+      redact(
+        `rate-limited: ${init.method} ${init.path} was refused ${init.refusals} time${init.refusals === 1 ? '' : 's'} (${init.status}, ${retryAfter}) over ${Math.round(init.refusedMs / 1000)} s, longer than a request waits for the deployment's limit (${Math.round(init.patienceMs / 1000)} s)`,
+      ),
+    );
+    this.name = 'RateLimited';
+    Object.defineProperty(this, 'init', { value: { ...init, reproduce: redact(init.reproduce) } });
+  }
+}
+
+/** Whether a value is a RateLimited, also across module copies. */
+export function isRateLimited(value: unknown): value is RateLimited {
+  return value instanceof RateLimited || (value instanceof Error && value.name === 'RateLimited');
+}

@@ -5,6 +5,7 @@ import type { Config } from './config.ts';
 import type { Contract, Schema } from './contract.ts';
 import { ConformanceError, isConformanceError } from './errors.ts';
 import { INT64_MAX, INT64_MIN, stringifyExact } from './json.ts';
+import { runClock } from './pace.ts';
 
 /**
  * Generated inputs, derived from the schemas of spec/openapi.yaml (never hand-listed): change the
@@ -213,7 +214,8 @@ export async function checkGenerated<T>(
 ): Promise<{ numRuns: number }> {
   const budgetMs = options.budgetMs ?? GENERATED_BUDGET_FACTOR * config.timeoutMs;
   const minRuns = Math.min(options.minRuns ?? MIN_GENERATED_CASES, options.numRuns);
-  const endsAt = performance.now() + budgetMs;
+  const now = runClock(config);
+  const endsAt = now() + budgetMs;
   let ended: unknown;
   let ran = 0;
 
@@ -223,7 +225,7 @@ export async function checkGenerated<T>(
   let next = 0;
   let stop = false;
   const worker = async () => {
-    while (!stop && next < cases.length && performance.now() < endsAt) {
+    while (!stop && next < cases.length && now() < endsAt) {
       const i = next++;
       ran++;
       try {
@@ -252,7 +254,7 @@ export async function checkGenerated<T>(
   if (failure !== undefined) {
     const property = fc.asyncProperty(arbitrary, async (input) => {
       // Past the budget no case starts (it passes unjudged); the cases that ran are what is judged.
-      if (ended || performance.now() >= endsAt) return;
+      if (ended || now() >= endsAt) return;
       ran++;
       try {
         await check(input);

@@ -6,9 +6,11 @@
  * - A ceiling set from the start: at most `concurrency` requests in flight (--concurrency), and at
  *   most `ratePerSecond` request starts in any second (--rate-limit).
  * - What the deployment says: a 429, or a 503 with Retry-After (load shedding), holds every new
- *   request until its Retry-After has passed (1 s, doubled for each such answer in a row, when it
- *   gives none) and halves the pace; each second without one, the pace grows by a tenth again, up to
- *   the ceiling. Answers to requests started before the pace was cut do not cut it again.
+ *   request until its Retry-After has passed (1 s when it gives none, doubled each time the hold did
+ *   not help) and halves the pace; each second without one, the pace grows by a quarter again, up to
+ *   the ceiling, and ten seconds without one leave the pace to the ceiling again. Refusals of requests
+ *   sent before the pace reacted (sent at the old pace) hold the run for their Retry-After but do not
+ *   cut the pace again.
  * - What the deployment declares before it refuses: `RateLimit-Policy` and `RateLimit` (IETF httpapi
  *   draft, in its structured form `"p";q=100;w=60` / `"p";r=5;t=30` and its older form
  *   `limit=100, remaining=5, reset=30`), `RateLimit-Limit`/`-Remaining`/`-Reset` and
@@ -19,6 +21,19 @@
  * Requests start in the order they asked (first come, first served), so a check waits no longer than
  * the requests queued before it.
  */
+
+import type { Config } from './config.ts';
+
+/** Requests a run keeps in flight at most, unless --concurrency says otherwise (one connection each). */
+export const DEFAULT_CONCURRENCY = 64;
+
+/**
+ * How long one request may keep being refused for the rate (429, or 503 with Retry-After) before its
+ * check is given up as not judged: the rate limit kept it from an answer (RateLimited).
+ */
+export function rateLimitPatienceMs(timeoutMs: number): number {
+  return Math.max(60_000, 6 * timeoutMs);
+}
 
 /** The time source of a Pace (tests give their own). */
 export interface Clock {
@@ -54,14 +69,20 @@ export interface PaceAnswer {
 export interface Admission {
   /** How long the request waited for the pace before it could start. */
   readonly waitedMs: number;
-  done(answer: PaceAnswer | undefined): void;
+  /**
+   * `again`: the request was refused before (its 503 may be its own trouble, not the deployment
+   * shedding load: it does not count as a second refusal in a row).
+   */
+  done(answer: PaceAnswer | undefined, again?: boolean): void;
 }
 
 /** The pace never goes below one request a second, and above this it no longer limits. */
 const MIN_RATE = 1;
 const UNLIMITED_RATE = 10_000;
-/** The pace grows by this factor each second without a refusal. */
-const GROWTH_PER_SECOND = 1.1;
+/** The pace grows by this factor each second without a refusal… */
+const GROWTH_PER_SECOND = 1.25;
+/** …and no longer limits once this long has passed without one. */
+const FORGET_AFTER_MS = 10_000;
 /** A refusal without Retry-After holds the run this long, doubled for each one in a row, at most MAX. */
 const DEFAULT_HOLD_MS = 1_000;
 const MAX_DEFAULT_HOLD_MS = 30_000;
@@ -103,10 +124,17 @@ export class Pace {
   private holdUntil = 0;
   /** The pace after the last cut, and when it was cut; undefined while the deployment never refused. */
   private cut: { rate: number; at: number } | undefined;
-  /** Refusals in a row without an answer between them (for the default hold). */
-  private refusedInARow = 0;
+  /** When the pace last reacted to a refusal (requests sent before it were sent at the old pace). */
+  private reactedAt = Number.NEGATIVE_INFINITY;
+  /** Default holds in a row (a refusal without Retry-After of a request sent after the last one). */
+  private escalations = 0;
   private refusals = 0;
+  /** Answers that were not refusals, counted (a 503 one request keeps getting while others are answered is its own). */
+  answered = 0;
   private waited = 0;
+  /** Time during which some request waited for the pace: finished spells added up, and the current one's start. */
+  private heldMs = 0;
+  private heldSince: number | undefined;
   private cancelTimer: (() => void) | undefined;
 
   constructor(options: PaceOptions) {
@@ -135,6 +163,7 @@ export class Pace {
         },
       };
       signal?.addEventListener('abort', onAbort, { once: true });
+      if (this.queue.length === 0) this.heldSince = waiter.since;
       this.queue.push(waiter);
       this.pump();
     });
@@ -142,7 +171,7 @@ export class Pace {
 
   /** The current pace in requests a second, or undefined when it does not limit. */
   rate(now = this.clock.now()): number | undefined {
-    if (!this.cut) return undefined;
+    if (!this.cut || now - this.cut.at >= FORGET_AFTER_MS) return undefined;
     const grown = this.cut.rate * GROWTH_PER_SECOND ** (Math.max(0, now - this.cut.at) / 1_000);
     return grown >= UNLIMITED_RATE ? undefined : grown;
   }
@@ -173,9 +202,28 @@ export class Pace {
     return at;
   }
 
+  /**
+   * How long, in all, some request has waited for the pace (the run was held back by it): the time
+   * budgets of checks do not count it (requirement.ts, generate.ts, sequences.ts).
+   */
+  heldTime(now = this.clock.now()): number {
+    return this.heldMs + (this.heldSince === undefined ? 0 : now - this.heldSince);
+  }
+
   private pump(): void {
     this.cancelTimer?.();
     this.cancelTimer = undefined;
+    try {
+      this.admitWhatMay();
+    } finally {
+      if (this.queue.length === 0 && this.heldSince !== undefined) {
+        this.heldMs += this.clock.now() - this.heldSince;
+        this.heldSince = undefined;
+      }
+    }
+  }
+
+  private admitWhatMay(): void {
     while (this.queue.length > 0 && this.inFlight < this.concurrency) {
       const now = this.clock.now();
       const at = this.nextStartAt(now);
@@ -201,41 +249,54 @@ export class Pace {
     let ended = false;
     waiter.resolve({
       waitedMs,
-      done: (answer) => {
+      done: (answer, again = false) => {
         if (ended) return;
         ended = true;
         this.inFlight--;
-        if (answer) this.learn(answer, now);
+        if (answer) this.learn(answer, now, again);
         this.pump();
       },
     });
   }
 
-  /** What an answer to a request started at `startedAt` tells the pace. */
-  private learn(answer: PaceAnswer, startedAt: number): void {
+  /**
+   * What an answer to a request started at `startedAt` tells the pace. A refusal of a request sent
+   * before the pace last reacted tells nothing new (it was sent at the old pace): it holds the run
+   * for its own Retry-After, and neither cuts the pace again nor lengthens a default hold.
+   */
+  private learn(answer: PaceAnswer, startedAt: number, again: boolean): void {
     const now = this.clock.now();
-    const retryAfter = retryAfterMs(answer.headers['retry-after'], Date.now());
+    const sentSince = startedAt >= this.reactedAt;
     if (isRefusal(answer)) {
       this.refusals++;
-      this.refusedInARow++;
-      const hold =
-        retryAfter ?? Math.min(MAX_DEFAULT_HOLD_MS, DEFAULT_HOLD_MS * 2 ** (this.refusedInARow - 1));
-      this.holdUntil = Math.max(this.holdUntil, now + hold);
-      // Sent at the old pace: only the first refusal of a cut cuts it.
-      if (!this.cut || startedAt >= this.cut.at) {
-        const current = this.rate(now) ?? this.recentRate(now);
-        this.cut = { rate: Math.max(MIN_RATE, current / 2), at: now };
+      const retryAfter = retryAfterMs(answer.headers['retry-after'], Date.now());
+      if (retryAfter !== undefined) this.holdUntil = Math.max(this.holdUntil, now + retryAfter);
+      if (sentSince) {
+        this.reactedAt = now;
+        if (retryAfter === undefined) {
+          this.escalations++;
+          const hold = Math.min(MAX_DEFAULT_HOLD_MS, DEFAULT_HOLD_MS * 2 ** (this.escalations - 1));
+          this.holdUntil = Math.max(this.holdUntil, now + hold);
+        }
+        // A 503 this request got before may be its own trouble (client.ts), not load shed.
+        if (answer.status === 429 || !again) {
+          const current = this.rate(now) ?? this.recentRate(now);
+          this.cut = { rate: Math.max(MIN_RATE, current / 2), at: now };
+        }
       }
     } else {
-      this.refusedInARow = 0;
+      if (sentSince) this.escalations = 0;
+      this.answered++;
     }
     this.learnDeclared(answer.headers, now);
   }
 
-  /** Starts in the last second, as a rate; at least the minimum. */
+  /** The pace of the last second's starts, in requests a second (over the time they took, when less). */
   private recentRate(now: number): number {
-    const recent = this.starts.filter((t) => t > now - 1_000).length;
-    return Math.max(MIN_RATE * 2, recent);
+    const recent = this.starts.filter((t) => t > now - 1_000);
+    if (recent.length === 0) return MIN_RATE * 2;
+    const span = Math.max(100, now - recent[0]!);
+    return (recent.length * 1_000) / span;
   }
 
   private learnDeclared(headers: Readonly<Record<string, string>>, now: number): void {
@@ -339,4 +400,34 @@ function wholeNumber(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
   const trimmed = value.trim();
   return /^\d+(\.\d+)?$/.test(trimmed) ? Number(trimmed) : undefined;
+}
+
+/**
+ * The run's pace (pace.ts): one per run, shared by every client of every check, as the connection
+ * pool is, so that the run as a whole meets the deployment's rate limit.
+ */
+export function runPace(config: Pick<Config, 'runId' | 'rateLimit' | 'concurrency'>): Pace {
+  const key = Symbol.for('petstore-conformance.paces');
+  const holder = globalThis as { [key]?: Map<string, Pace> };
+  holder[key] ??= new Map();
+  const id = JSON.stringify([config.runId, config.rateLimit, config.concurrency]);
+  let pace = holder[key].get(id);
+  if (pace === undefined) {
+    pace = new Pace({
+      concurrency: config.concurrency ?? DEFAULT_CONCURRENCY,
+      ...(config.rateLimit === undefined ? {} : { ratePerSecond: config.rateLimit }),
+    });
+    holder[key].set(id, pace);
+  }
+  return pace;
+}
+
+/**
+ * The run's own clock, in milliseconds: performance.now() less the time the run was held back by its
+ * pace. Time budgets of checks are measured on it, so that a deployment's rate limit slows a run
+ * rather than cutting its checks short.
+ */
+export function runClock(config: Pick<Config, 'runId' | 'rateLimit' | 'concurrency'>): () => number {
+  const pace = runPace(config);
+  return () => performance.now() - pace.heldTime();
 }

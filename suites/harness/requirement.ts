@@ -3,13 +3,21 @@ import type { Level, Need, Requirement } from '../../catalog/catalog.ts';
 import { selectionSkipReason } from '../../catalog/select.ts';
 import { FAILED_EVIDENCE, PASSED_EVIDENCE } from './allure.ts';
 import { blocked, isBlocked } from './blocked.ts';
+import { testTimeoutFor } from './budget.ts';
 import { type ApiResponse, Client, type ServerErrorSeen, type SlowAnswer } from './client.ts';
 import { type Config, keyCarrier, REQUIREMENTS_KEY } from './config.ts';
 import { type Contract, loadContract } from './contract.ts';
-import { HTTP_MESSAGE_ID, isBrokenMessage, isConformanceError } from './errors.ts';
+import {
+  ConformanceError,
+  HTTP_MESSAGE_ID,
+  isBrokenMessage,
+  isConformanceError,
+  isRateLimited,
+} from './errors.ts';
 import type { ExchangeRecord } from './exchange.ts';
 import { checkRunning, EXCHANGE_LOG_KEY, exchangeSink } from './exchange-log.ts';
 import { type Finding, type Model, runModel } from './model.ts';
+import { type Pace, runPace } from './pace.ts';
 import { redact } from './redact.ts';
 import type { RetriedRequest } from './retry.ts';
 import { freshId, newPet, type PetInput, runConfig } from './run.ts';
@@ -44,6 +52,11 @@ declare module 'vitest' {
     /** The first answers slower than --max-response-time (ANY-RESPONSE-TIME fails on them), and their count. */
     slowAnswers?: SlowAnswer[];
     slowCount?: number;
+    /**
+     * The test was not judged: the deployment's rate limit kept one of its requests from an answer
+     * longer than a run waits (RateLimited); its skip note says which request and how.
+     */
+    rateLimited?: { message: string; reproduce: string };
     /** The test was not judged: these requirements' failures block it (its skip note says how). */
     blockedBy?: string[];
     /** What a blocked test needed, what came back, and the curl line (masked). */
@@ -194,7 +207,9 @@ async function requireTheApi(r: Requirement, config: Config): Promise<void> {
 function define(r: Requirement, row: Row | undefined, check: Check): void {
   const caseLabel = row?.case;
   const meta = { requirementId: r.id, requirementLevel: r.level, ...(caseLabel ? { case: caseLabel } : {}) };
-  test.concurrent(testName(r, caseLabel), { meta }, async (ctx: TestContext) => {
+  // No timeout of vitest's: a check's time budget is its own (CheckBudget), which does not count the
+  // time the run waits for the deployment's rate limit.
+  test.concurrent(testName(r, caseLabel), { meta, timeout: 0 }, async (ctx: TestContext) => {
     const config = runConfig();
     const reason = skipReason(r, config, row?.needs);
     if (reason) ctx.skip(reason);
@@ -203,7 +218,12 @@ function define(r: Requirement, row: Row | undefined, check: Check): void {
       check: testName(r, caseLabel),
     });
     const model = await runModel(config);
-    const api = new Client(config, { signal: ctx.signal, model, ...(log ? { log } : {}) });
+    const budget = new CheckBudget(
+      ctx.signal,
+      testTimeoutFor(config.timeoutMs, config.retries),
+      runPace(config),
+    );
+    const api = new Client(config, { signal: budget.signal, model, ...(log ? { log } : {}) });
     const contract = await loadContract();
     const context: CheckContext = {
       api,
@@ -221,12 +241,22 @@ function define(r: Requirement, row: Row | undefined, check: Check): void {
     };
     const ended = checkRunning();
     try {
-      await requireTheApi(r, config);
-      await check(context);
+      await budget.race(
+        (async () => {
+          await requireTheApi(r, config);
+          await check(context);
+        })(),
+        () => api.exchanges.at(-1),
+      );
       keepEvidence(ctx, api.exchanges.slice(-PASSED_EVIDENCE));
     } catch (err) {
       if ((err as { code?: unknown })?.code === 'VITEST_PENDING') throw err;
       keepEvidence(ctx, api.exchanges.slice(-FAILED_EVIDENCE));
+      if (isRateLimited(err)) {
+        // The deployment protecting itself is never its fault: not judged, and the run says so.
+        ctx.task.meta.rateLimited = { message: err.message, reproduce: err.init.reproduce };
+        ctx.skip(`not judged: ${err.message}`);
+      }
       // An answer that is not a complete HTTP message is ANY-HTTP-MESSAGE's, whichever check met it.
       const block = isBlocked(err)
         ? { by: err.by, failure: err.asFailure(), message: err.message, ownFault: err.ownFault }
@@ -249,6 +279,7 @@ function define(r: Requirement, row: Row | undefined, check: Check): void {
       if (!isConformanceError(err) && !ctx.signal.aborted) ctx.task.meta.suiteError = describeThrown(err);
       throw err;
     } finally {
+      budget.end();
       ended();
       ctx.task.meta.exchangeCount = api.exchanges.length;
       if (api.serverErrors.length > 0) ctx.task.meta.serverErrors = [...api.serverErrors];
@@ -263,6 +294,61 @@ function define(r: Requirement, row: Row | undefined, check: Check): void {
       }
     }
   });
+}
+
+/**
+ * The time budget of a check: `budgetMs` of the run's own time, not counting the time the run was held
+ * back by its pace (a deployment's rate limit, --rate-limit: pace.ts). Past it, the check's requests
+ * are abandoned and it fails, saying so. Its signal is aborted when the test's is.
+ */
+class CheckBudget {
+  private readonly controller = new AbortController();
+  readonly signal: AbortSignal;
+  private readonly started = performance.now();
+  private readonly heldAtStart: number;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    outer: AbortSignal,
+    private readonly budgetMs: number,
+    private readonly pace: Pace,
+  ) {
+    this.signal = AbortSignal.any([outer, this.controller.signal]);
+    this.heldAtStart = pace.heldTime();
+  }
+
+  /** The check's own time so far: since it started, less the time the run was held back. */
+  private usedMs(): number {
+    return performance.now() - this.started - (this.pace.heldTime() - this.heldAtStart);
+  }
+
+  /** The check, or its failure for running out of budget, whichever comes first. */
+  race<T>(check: Promise<T>, last: () => { method: string; url: string } | undefined): Promise<T> {
+    const expiry = new Promise<never>((_, reject) => {
+      const look = () => {
+        const left = this.budgetMs - this.usedMs();
+        if (left > 0) {
+          this.timer = setTimeout(look, Math.ceil(left));
+          return;
+        }
+        const request = last();
+        const error = new ConformanceError({
+          expected: `the check done within its time budget of ${Math.round(this.budgetMs / 1000)} s (its requests' timeouts added up, the time waited for the deployment's rate limit not counted)`,
+          received: `still running after ${Math.round(this.usedMs() / 1000)} s${request ? `; its last request: ${request.method} ${request.url}` : ''}`,
+          reproduce: request ? `curl -i -sS -X ${request.method} '${request.url}'` : '(no request was sent)',
+        });
+        this.controller.abort(error);
+        reject(error);
+      };
+      this.timer = setTimeout(look, this.budgetMs);
+    });
+    expiry.catch(() => undefined);
+    return Promise.race([check, expiry]);
+  }
+
+  end(): void {
+    clearTimeout(this.timer);
+  }
 }
 
 /** A test's last exchanges, as plain masked records, for the report (TaskMeta.evidence). */

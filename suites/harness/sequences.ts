@@ -9,6 +9,7 @@ import { type ExchangeRecord, toCurl } from './exchange.ts';
 import { applyMutation, type Mutation, mutationsOf } from './generate.ts';
 import { INT64_MAX, INT64_MIN, parseBody } from './json.ts';
 import { type Finding, PET_FIELDS } from './model.ts';
+import { runClock } from './pace.ts';
 import { petPath } from './pets.ts';
 import type { CheckContext } from './requirement.ts';
 import { runTag } from './run.ts';
@@ -118,8 +119,9 @@ interface SequenceReal {
   readonly range: IdRange;
   readonly steps: Step[];
   readonly petSchema: Schema;
-  /** No request is sent after this (performance.now()). */
+  /** No request is sent after this (on the run's clock, `now`). */
   readonly endsAt: number;
+  readonly now: () => number;
 }
 
 /** Thrown by a command that would start past the budget: the sequence ends there, unjudged. */
@@ -127,7 +129,7 @@ class OutOfTime extends Error {}
 
 /** Sends a request of a sequence, unless the budget is spent (the sequence then ends unjudged). */
 function inTime(r: SequenceReal): void {
-  if (performance.now() >= r.endsAt) throw new OutOfTime();
+  if (r.now() >= r.endsAt) throw new OutOfTime();
 }
 
 /** Marks an id in a script line: replaced by sh arithmetic when the script is written. */
@@ -689,7 +691,8 @@ export async function checkSequences(
   const schema = ctx.contract.schema('Pet');
   const first = config.seed + (options.seedOffset ?? 0);
   const budgetMs = options.budgetMs ?? GENERATED_BUDGET_FACTOR * config.timeoutMs;
-  const endsAt = performance.now() + budgetMs;
+  const now = runClock(config);
+  const endsAt = now() + budgetMs;
   const before = ctx.api.exchanges.length;
   let ended: unknown;
   const commands = fc.commands(commandsOf(runTag(config), schema), {
@@ -698,7 +701,7 @@ export async function checkSequences(
   });
   const property = fc.asyncProperty(commands, async (cmds) => {
     if (ended) return;
-    const real: SequenceReal = { ctx, range: IdRange.fresh(), steps: [], petSchema: schema, endsAt };
+    const real: SequenceReal = { ctx, range: IdRange.fresh(), steps: [], petSchema: schema, endsAt, now };
     try {
       await fc.asyncModelRun(() => ({ model: { pets: new Map() }, real }), cmds);
     } catch (err) {

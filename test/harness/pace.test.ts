@@ -130,7 +130,7 @@ describe('a deployment that refuses for the rate', () => {
     expect(later.admitted).toHaveLength(1);
   });
 
-  test('a 429 without Retry-After holds 1 s, then 2 s for the next one in a row', async () => {
+  test('a 429 without Retry-After holds 1 s, then 2 s when a request sent after the hold is refused too', async () => {
     const clock = new FakeClock();
     const pace = new Pace({ concurrency: 10, clock });
     const a = ask(pace, clock, 1);
@@ -145,19 +145,21 @@ describe('a deployment that refuses for the rate', () => {
     expect(c.admitted[0]!.at).toBeGreaterThanOrEqual(3_000);
   });
 
-  test('the pace is halved by a refusal, and grows back by a tenth a second', async () => {
+  test('the pace is halved by a refusal, and grows back by a quarter a second, and no longer limits after 10 s without a refusal', async () => {
     const clock = new FakeClock();
     const pace = new Pace({ concurrency: 100, clock });
-    // 40 requests in the last second, then a refusal
+    // 40 requests started at once, refused 800 ms later: a pace of 50 a second, halved
     const burst = ask(pace, clock, 40);
     for (let i = 0; i < 40; i++) {
       await clock.advance(20);
     }
     for (const a of burst.admitted.slice(0, 39)) a.admission.done(ok);
     burst.admitted[39]!.admission.done({ status: 429, headers: { 'retry-after': '1' } });
-    expect(pace.rate()).toBeCloseTo(20, 0);
-    await clock.advance(10_000);
-    expect(pace.rate()).toBeCloseTo(20 * 1.1 ** 10, 0);
+    expect(pace.rate()).toBeCloseTo(25, 5);
+    await clock.advance(5_000);
+    expect(pace.rate()).toBeCloseTo(25 * 1.25 ** 5, 5);
+    await clock.advance(5_000);
+    expect(pace.rate()).toBeUndefined();
     expect(pace.report().refusals).toBe(1);
   });
 
@@ -166,8 +168,9 @@ describe('a deployment that refuses for the rate', () => {
     const pace = new Pace({ concurrency: 100, clock });
     const burst = ask(pace, clock, 30);
     await clock.advance(500);
+    // 30 started at once, refused 500 ms later: a pace of 60 a second, halved once
     for (const a of burst.admitted) a.admission.done({ status: 429, headers: { 'retry-after': '1' } });
-    expect(pace.rate()).toBe(15);
+    expect(pace.rate()).toBe(30);
   });
 
   test('a 503 with Retry-After is a refusal; a 503 without one, a 500 or a 404 are answers', () => {

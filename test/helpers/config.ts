@@ -2,6 +2,9 @@
 import type { Config } from '../../suites/harness/config.ts';
 
 /** A Config for tests: the defaults of a run (with a short timeout), with `fields` set; frozen, as a run's is. */
+/** Each config is a run of its own: its own pace (suites/harness/pace.ts) and its own pets. */
+let runs = 0;
+
 export function testConfig(baseUrl: string, fields: Partial<Config> = {}): Config {
   return Object.freeze({
     baseUrl,
@@ -13,7 +16,7 @@ export function testConfig(baseUrl: string, fields: Partial<Config> = {}): Confi
     exclude: [],
     seed: 42,
     timeoutMs: 1_000,
-    runId: 'harness-test',
+    runId: `harness-test-${++runs}`,
     ...fields,
   });
 }

@@ -15,6 +15,7 @@ import { surfaceVariants } from './faulty/surface.ts';
 import { timingVariants } from './faulty/timing.ts';
 import { unplantedVariants } from './faulty/unplanted.ts';
 import { hostileVariants } from './hostile.ts';
+import { limitedVariants } from './limited.ts';
 import type { Variant } from './variant.ts';
 
 export type { Variant } from './variant.ts';
@@ -30,5 +31,6 @@ export const variants: Variant[] = [
   ...unplantedVariants,
   ...surfaceVariants,
   ...conformantVariants,
+  ...limitedVariants,
   ...hostileVariants,
 ];
