@@ -25,6 +25,7 @@ import {
 } from './redact.ts';
 import { reproducer } from './reproduce.ts';
 import { backoffMs, isSafeMethod, type RetriedRequest } from './retry.ts';
+import { traceHeaders } from './trace.ts';
 
 /** Bytes of a response body read at most; the rest is not read (a 50 MB answer costs 1 MiB). */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -262,7 +263,7 @@ export class Client {
   }
 
   private async send(
-    sent: SentRequest,
+    request: SentRequest,
     method: string,
     path: string,
     settle: (status: number | undefined, body?: Buffer, text?: string) => Finding[],
@@ -281,6 +282,8 @@ export class Client {
       // Each attempt waits for the run's pace; its timeout starts when it is sent.
       const admission = await this.pace.admit(this.options.signal).catch(() => undefined);
       if (admission) this.pacedMs += admission.waitedMs;
+      // Each attempt an exchange of its own: a span of the run's trace (trace.ts).
+      const sent: SentRequest = { ...request, headers: { ...traceHeaders(this.config), ...request.headers } };
       const sentAt = performance.now();
       const outcome = await this.once(sent, sentAt + this.timeoutMs, sentAt);
       admission?.done('error' in outcome ? undefined : outcome, refusedSince !== undefined);

@@ -49,6 +49,15 @@ export interface Config {
   readonly concurrency?: number;
   /** Marks what this run creates (pet tags), so that staging data made by the suite is recognisable. */
   readonly runId: string;
+  /** Sent as User-Agent on every request: "petstore-conformance/1.0.0". */
+  readonly userAgent?: string;
+  /**
+   * The run's W3C trace id (32 lower-case hex digits): every request carries a traceparent in it, with
+   * a span id of its own (harness/trace.ts). Absent: no trace headers (--no-trace-headers).
+   */
+  readonly traceId?: string;
+  /** Also send each exchange's id (its span id) in this header, one the deployment logs (--request-id-header). */
+  readonly requestIdHeader?: string;
   /** How requests reach the target (proxies, TLS); absent: directly, with Node's TLS defaults. */
   readonly network?: Network;
 }

@@ -97,6 +97,8 @@ export function toCurl(req: SentRequest): string {
   const parts = [req.method === 'HEAD' ? 'curl -sS -I' : 'curl -i -sS'];
   if (req.method !== 'GET' && req.method !== 'HEAD') parts.push(`-X ${req.method}`);
   for (const [name, value] of Object.entries(req.headers)) {
+    // curl sends a User-Agent of its own; the suite's says nothing the answer depends on.
+    if (name === 'user-agent') continue;
     parts.push(`-H ${shellQuote(`${name}: ${isSecretHeader(name) ? MASK : redact(value)}`)}`);
   }
   let producer = '';
