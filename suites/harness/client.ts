@@ -321,11 +321,15 @@ export class Client {
           reproduce: toCurl(sent),
           exchanges: this.exchanges.slice(-3),
         };
-        if (!outcome.broken) throw new ConformanceError(failure);
-        // Whichever check sent it: ANY-HTTP-MESSAGE fails, and the check is blocked by it.
+        if (!outcome.broken && !outcome.dropped) throw new ConformanceError(failure);
+        // Whichever check sent it: ANY-HTTP-MESSAGE fails, and the check is blocked by it. A
+        // connection dropped before any answer is one cause of the network's, named once, however
+        // many checks it hits; --retries sends a safe request again when it happens.
         const broken = new BrokenMessage({
           ...failure,
-          expected: `a complete HTTP message in answer to ${method} ${path}, framed as its headers say (RFC 9112 §6)`,
+          expected: outcome.dropped
+            ? `an HTTP answer to ${method} ${path} (--retries 2 meets a network that drops connections)`
+            : `a complete HTTP message in answer to ${method} ${path}, framed as its headers say (RFC 9112 §6)`,
           received: `${method} ${path}: ${failure.received}`,
         });
         this.report({
@@ -494,6 +498,11 @@ export class Client {
         beforeAnswer: boolean;
         /** The answer is not a complete HTTP message (isBroken): ANY-HTTP-MESSAGE's to judge. */
         broken: boolean;
+        /**
+         * The connection was refused, reset or closed before any answer began, not by a timeout nor
+         * by the check: no HTTP message at all, ANY-HTTP-MESSAGE's to judge too.
+         */
+        dropped: boolean;
       }
   > {
     const attempt = new Attempt(this.dispatcher, sent.url, {
@@ -535,6 +544,7 @@ export class Client {
         ...(headersAt === undefined ? {} : { headersAt }),
         beforeAnswer: status === undefined && !stop?.aborted,
         broken: !(reason instanceof Timeout) && !stop?.aborted && isBroken(err, status !== undefined),
+        dropped: status === undefined && !(reason instanceof Timeout) && !stop?.aborted,
         partial: {
           ...(status !== undefined ? { status } : {}),
           ...(headers ? { headers } : {}),

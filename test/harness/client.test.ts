@@ -5,7 +5,12 @@ import path from 'node:path';
 import { rootCertificates } from 'node:tls';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { Client } from '../../suites/harness/client.ts';
-import { ConformanceError, isRateLimited, type RateLimited } from '../../suites/harness/errors.ts';
+import {
+  ConformanceError,
+  isBrokenMessage,
+  isRateLimited,
+  type RateLimited,
+} from '../../suites/harness/errors.ts';
 import { expectStatus, readJson } from '../../suites/harness/expect.ts';
 import { tlsConnectOptions } from '../../suites/harness/network.ts';
 import { redact } from '../../suites/harness/redact.ts';
@@ -98,12 +103,16 @@ describe('the client, against servers that misbehave', () => {
     );
   });
 
-  test('a refused connection is a failure that says so', async () => {
+  test("a refused connection is ANY-HTTP-MESSAGE's, saying so and naming --retries", async () => {
     const closed = await httpServer(() => {});
     const url = closed.url;
     await closed.close();
     const err = await rejection(new Client(testConfig(url)).get('/pets'));
-    expect(err.received).toMatch(/^connection refused \(ECONNREFUSED\)/);
+    expect(isBrokenMessage(err)).toBe(true);
+    expect(err.received).toMatch(/^GET \/pets: connection refused \(ECONNREFUSED\)/);
+    expect(err.expected).toBe(
+      'an HTTP answer to GET /pets (--retries 2 meets a network that drops connections)',
+    );
   });
 
   test('bytes that are not HTTP are a failure that says so', async () => {
