@@ -131,6 +131,10 @@ export interface ApiResponse {
   readonly transportRetries: number;
   /** The answer's own time: from this attempt sent to the last byte of its body (no retry, no wait for the pace). */
   readonly answerMs: number;
+  /** When the answered attempt was sent (performance.now()): with answerMs, when it was in flight. */
+  readonly sentAt: number;
+  /** How long it waited for the run's pace before its attempts were sent (the deployment's rate limit). */
+  readonly pacedMs: number;
   readonly durationMs: number;
   /** The masked record of this exchange. */
   readonly exchange: ExchangeRecord;
@@ -276,12 +280,16 @@ export class Client {
     const retriesAllowed = isSafeMethod(method) ? (this.config.retries ?? 0) : 0;
     /** Since when this request has been refused for the rate, and how often it was singled out by a 503. */
     let refusedSince: number | undefined;
+    let paced = 0;
     let singledOut = 0;
     let seen = { answered: this.pace.answered, refusals: this.pace.report().refusals };
     for (;;) {
       // Each attempt waits for the run's pace; its timeout starts when it is sent.
       const admission = await this.pace.admit(this.options.signal).catch(() => undefined);
-      if (admission) this.pacedMs += admission.waitedMs;
+      if (admission) {
+        this.pacedMs += admission.waitedMs;
+        paced += admission.waitedMs;
+      }
       // Each attempt an exchange of its own: a span of the run's trace (trace.ts).
       const sent: SentRequest = { ...request, headers: { ...traceHeaders(this.config), ...request.headers } };
       const sentAt = performance.now();
@@ -415,6 +423,8 @@ export class Client {
         transportRetries,
         durationMs,
         answerMs,
+        sentAt,
+        pacedMs: paced,
         exchange,
         get reproduce() {
           return reproduce();
