@@ -275,9 +275,7 @@ async function judged(
     ...(run.options.configFile === undefined ? {} : { configFile: run.options.configFile }),
     ...(judgement.rerun ? { rerun: judgement.rerun } : {}),
     ...(judgement.expected ? { expected: judgement.expected } : {}),
-    responseTimes: responseTimeStats(timingsOfExchanges(exchanges, config.baseUrl, plan.spec.operations), [
-      ...plan.spec.operations.keys(),
-    ]),
+    responseTimes: responseTimeStats(timingsOfExchanges(exchanges), [...plan.spec.operations.keys()]),
     checks: {
       outcomes: checked.outcomes,
       catalog: plan.spec.catalog,

@@ -11,9 +11,10 @@
  */
 import { isUtf8 } from 'node:buffer';
 import { BroadcastChannel } from 'node:worker_threads';
+import { type Route, type RouteMatch, routeMatcher } from '../../catalog/routes.ts';
 import { type ExchangeResult, MASK_MARGIN, type SentRequest } from './exchange.ts';
 import { redact, redactBytes, redactHeaders, redactUrl } from './redact.ts';
-import { splitUrl } from './url.ts';
+import { pathUnder } from './url.ts';
 
 /** The key in vitest's provide/inject under which the CLI hands the log's settings to the workers. */
 export const EXCHANGE_LOG_KEY = 'petstoreConformanceExchangeLog' as const;
@@ -37,12 +38,7 @@ declare module 'vitest' {
 }
 
 /** An operation of the service: "GET /pets/{petId}" (showPetById). */
-export interface LoggedOperation {
-  readonly method: string;
-  /** The path template of spec/openapi.yaml, under the base URL: /pets/{petId}. */
-  readonly path: string;
-  readonly operationId: string;
-}
+export type LoggedOperation = Route;
 
 /** A body as logged: its size, and its first bytes (masked) as text or base64. */
 export interface LoggedBody {
@@ -64,11 +60,12 @@ export interface LoggedExchange {
   /** The check (the test's name: "LIST-LIMIT-OVER-MAX … [limit=101]"). */
   readonly check: string;
   /**
-   * The operation the request went to, by method and path template; absent for a request outside
-   * the API's paths (the checks send some on purpose: /v2/pets, /nowhere). `operationId` is absent
-   * for a method the path does not define (DELETE /pets).
+   * The operation the request went to, by method and path template (catalog/routes.ts says how a
+   * request is matched); absent for a request outside the API's paths (the checks send some on
+   * purpose: /v2/pets, /nowhere, /pets/). `operationId` is absent for a method the path does not
+   * define (DELETE /pets). Every report that names a request's operation reads it here.
    */
-  readonly operation?: { readonly method: string; readonly path: string; readonly operationId?: string };
+  readonly operation?: RouteMatch;
   /** When the request was first sent: ISO 8601, UTC. */
   readonly startedAt: string;
   /** From the first byte sent to the last byte read, 429 waits included: the response time. */
@@ -211,37 +208,16 @@ function charBoundary(bytes: Buffer, end: number): number {
   return at;
 }
 
-/** The operation of a request: its URL's path under the base URL, matched against the templates. */
+/** The operation of a request: its URL's path under the base URL, matched against the routes (catalog/routes.ts). */
 export function operationMatcher(
   operations: readonly LoggedOperation[],
   baseUrl: string,
 ): (method: string, url: string) => LoggedExchange['operation'] {
-  const base = new URL(baseUrl);
-  const prefix = base.pathname.replace(/\/+$/, '');
-  const templates = [...new Set(operations.map((o) => o.path))].map((template) => ({
-    template,
-    pattern: new RegExp(
-      `^${template
-        .split(/\{[^}]+\}/)
-        .map((part) => part.replace(/[.*+?^$()|[\]\\]/g, '\\$&'))
-        .join('[^/]+')}$`,
-    ),
-  }));
+  const under = pathUnder(baseUrl);
+  const match = routeMatcher(operations);
   return (method, url) => {
-    let pathname: string;
-    try {
-      const parsed = splitUrl(url);
-      if (parsed.origin !== base.origin) return undefined;
-      pathname = parsed.pathname;
-    } catch {
-      return undefined;
-    }
-    if (!pathname.startsWith(`${prefix}/`)) return undefined;
-    const rest = pathname.slice(prefix.length);
-    const found = templates.find((t) => t.pattern.test(rest));
-    if (found === undefined) return undefined;
-    const op = operations.find((o) => o.path === found.template && o.method === method);
-    return { method, path: found.template, ...(op ? { operationId: op.operationId } : {}) };
+    const path = under(url);
+    return path === undefined ? undefined : match(method, path);
   };
 }
 
