@@ -5,7 +5,7 @@
  * carries its source (RerunSource) into its record, where every writer shows the outcome.
  */
 import type { Level } from '../../catalog/catalog.ts';
-import { gates, type Status } from './rollup.ts';
+import { gates, isBlockedResult, type Status } from './rollup.ts';
 
 /** One result of the earlier run, as its summary.json gives it. */
 export interface EarlierResult {
@@ -50,10 +50,10 @@ export interface RerunOutcome {
   readonly preconditions: readonly string[];
 }
 
-/** The state a result is in: blocked is a skip with blockedBy. */
+/** The state a result is in, when bad: failed, or blocked (results.ts isBlockedResult). */
 function badState(r: Pick<EarlierResult, 'status' | 'blockedBy'>): Before | undefined {
   if (r.status === 'failed') return 'failed';
-  if (r.status === 'skipped' && (r.blockedBy?.length ?? 0) > 0) return 'blocked';
+  if (isBlockedResult(r)) return 'blocked';
   return undefined;
 }
 
