@@ -4,7 +4,8 @@
  *   run/      a run, stage by stage: options → plan → target → checks → judge → publish (run/run.ts)
  *   reports/  the outputs of a run, each a writer of its record (reports/writers.ts)
  *   across/   what reads runs back: --baseline, compare, merge, rerun, and the requirements command
- *   console/  what every command prints: colours, fitting lines, a run's progress
+ *   console/  what every command prints: colours, fitting lines, text escaped for Markdown and
+ *             HTML, a run's progress
  *   record/   the record of a run and its pure roll-up, the exit codes, the errors that stop a run
  *
  * A first argument naming a subcommand (SUBCOMMANDS) runs that module instead of a run; each

@@ -9,11 +9,11 @@ import { parse } from 'yaml';
 import { type Level, loadCatalog, type Requirement } from '../../catalog/catalog.ts';
 import { specFiles } from '../../catalog/paths.ts';
 import { routeNames, routesOf } from '../../catalog/routes.ts';
+import { clipLine, html, mdCell, mdCode, plural } from '../console/text.ts';
 import { gates } from '../record/rollup.ts';
 import { operationLabel } from '../record/views.ts';
 import { stateOf } from './diff.ts';
 import type { Summary, SummaryResult } from './summary-file.ts';
-import { clipLine, html, mdCell, mdCode, plural } from './text.ts';
 
 /** A shields.io endpoint badge (https://shields.io/badges/endpoint-badge). */
 export interface Badge {
