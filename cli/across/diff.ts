@@ -114,7 +114,7 @@ export function diffResults(
   return changes.sort((x, y) => rank(x) - rank(y));
 }
 
-/** What a baseline says of the run now, at the gating level (see cli/across/baseline.ts). */
+/** What a baseline says of the run now, at the gating level (see cli/run/plan.ts loadBaseline). */
 export type BaselineDiff = Pick<BaselineOutcome, 'newFailures' | 'stillFailing' | 'fixed'>;
 
 /** The run's results against the baseline's, both judged at the same gating level `strict`. */

@@ -9,7 +9,7 @@ import { EXIT } from './command.ts';
 import type { LoggedExchange } from './exchanges.ts';
 import type { ExpectedOutcome } from './expected.ts';
 import type { RerunOutcome } from './rerun.ts';
-import { cannotJudgeRollUp, type RollUp, type TestOutcome } from './rollup.ts';
+import type { RollUp, TestOutcome } from './rollup.ts';
 import type { OperationTimes } from './timings.ts';
 
 export interface RunRecord {
@@ -163,6 +163,30 @@ export function cannotJudgeRecord(input: {
     ...(input.internalError === undefined ? {} : { internalError: input.internalError }),
     ...(input.exchanges === undefined ? {} : { exchanges: input.exchanges }),
     ...(input.configFile === undefined ? {} : { configFile: input.configFile }),
+  };
+}
+
+/**
+ * The roll-up of a run that could not judge: every requirement skipped with the reason, totals zero,
+ * and the verdict non-conformant, so that a gate never reads a run that judged nothing as conformant.
+ */
+function cannotJudgeRollUp(requirements: readonly Requirement[], reason: string): RollUp {
+  return {
+    results: requirements.map((r) => ({
+      id: r.id,
+      level: r.level,
+      title: r.title,
+      operation: r.operation,
+      status: 'skipped',
+      message: `could not judge: ${reason}`,
+      gating: false,
+      tests: { passed: 0, failed: 0, skipped: 0 },
+      durationMs: 0,
+    })),
+    verdict: 'non-conformant',
+    totals: { passed: 0, failed: 0, skipped: 0, blocked: 0 },
+    unjudged: [],
+    suiteWarnings: [],
   };
 }
 

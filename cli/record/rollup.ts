@@ -2,7 +2,7 @@
  * From test outcomes to one result per requirement of the catalog, and from those to the verdict.
  * Pure functions: the reporters, the console and the tests all see the same roll-up.
  */
-import type { Catalog, Level, Requirement } from '../../catalog/catalog.ts';
+import type { Catalog, Level } from '../../catalog/catalog.ts';
 import { EXCLUDED, NOT_SELECTED, selectionSkipReason } from '../../catalog/select.ts';
 import { pathAndQuery } from '../../suites/harness/url.ts';
 import { resolveBlocking } from './blocking.ts';
@@ -187,30 +187,6 @@ export function rollUp(
     ? 'non-conformant'
     : 'conformant';
   return { results: judged, verdict, totals, unjudged, suiteWarnings };
-}
-
-/**
- * The roll-up of a run that could not judge: every requirement skipped with the reason, totals zero,
- * and the verdict non-conformant, so that a gate never reads a run that judged nothing as conformant.
- */
-export function cannotJudgeRollUp(requirements: readonly Requirement[], reason: string): RollUp {
-  return {
-    results: requirements.map((r) => ({
-      id: r.id,
-      level: r.level,
-      title: r.title,
-      operation: r.operation,
-      status: 'skipped',
-      message: `could not judge: ${reason}`,
-      gating: false,
-      tests: { passed: 0, failed: 0, skipped: 0 },
-      durationMs: 0,
-    })),
-    verdict: 'non-conformant',
-    totals: { passed: 0, failed: 0, skipped: 0, blocked: 0 },
-    unjudged: [],
-    suiteWarnings: [],
-  };
 }
 
 /**

@@ -13,7 +13,7 @@ import { closeSync, openSync, writeSync } from 'node:fs';
 import type { Level } from '../../catalog/catalog.ts';
 import { keyCarrier } from '../../suites/harness/config.ts';
 import { fileErrorReason, oneLine, UsageError } from '../record/errors.ts';
-import { catalogIdentity, exitOf, type RunRecord } from '../record/record.ts';
+import { type CatalogIdentity, catalogIdentity, exitOf, type RunRecord } from '../record/record.ts';
 import { EXCLUDED, NOT_SELECTED, type TestOutcome } from '../record/rollup.ts';
 import type { Redactor } from './redact.ts';
 import { networkOptions, selectionOptions } from './summary-json.ts';
@@ -29,7 +29,8 @@ export interface RunStartInfo {
   readonly target: string;
   readonly targetFrom: string;
   readonly config: RunRecord['config'];
-  readonly requirements: readonly { readonly id: string; readonly level: Level }[];
+  /** The catalog the run judges by (record/record.ts catalogIdentity). */
+  readonly catalog: CatalogIdentity;
   /** Requirements the run checks (after --only and --exclude). */
   readonly selected: number;
   readonly html: boolean;
@@ -92,7 +93,7 @@ export class EventStream implements RunEvents {
       targetFrom: info.targetFrom,
       seed: config.seed,
       runId: config.runId,
-      catalog: catalogIdentity(info.requirements),
+      catalog: info.catalog,
       selected: info.selected,
       options: {
         ...selectionOptions(config),
@@ -139,7 +140,7 @@ export class EventStream implements RunEvents {
       target: record.target,
       targetFrom: record.targetFrom,
       config: record.config,
-      requirements: record.rollUp.results,
+      catalog: catalogIdentity(record.rollUp.results),
       selected: record.rollUp.results.filter((r) => r.message !== NOT_SELECTED && r.message !== EXCLUDED)
         .length,
       ...info,

@@ -9,9 +9,12 @@ import { readChecked } from '../../catalog/checked.ts';
 import { specFiles } from '../../catalog/paths.ts';
 import { type Route, routeNames, routesOf } from '../../catalog/routes.ts';
 import { CannotJudgeError, oneLine } from '../record/errors.ts';
+import { type CatalogIdentity, catalogIdentity } from '../record/record.ts';
 
 export interface Spec {
   readonly catalog: Catalog;
+  /** The catalog's identity (its ids and levels), as the reports name the catalog a run judged by. */
+  readonly identity: CatalogIdentity;
   /** The operations of spec/openapi.yaml (catalog/routes.ts). */
   readonly routes: readonly Route[];
   /** operationId → "GET /pets": the routes as the reports label them. */
@@ -54,7 +57,7 @@ export async function loadSpec(): Promise<Spec> {
       );
     }
   }
-  return { catalog, routes, operations, openapi: api };
+  return { catalog, identity: catalogIdentity(catalog.requirements), routes, operations, openapi: api };
 }
 
 /** What swagger-parser made of an OpenAPI document: the document, dereferenced, or why it is invalid. */
