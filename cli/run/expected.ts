@@ -42,7 +42,8 @@ export function loadExpected(given: string, cwd: string, catalog: Pick<Catalog, 
     throw fail(`not YAML or JSON: ${((error as Error).message.split('\n')[0] ?? '').trim()}`);
   }
   const underKey = typeof data === 'object' && data !== null && !Array.isArray(data);
-  const list = (underKey ? (data as { expected?: unknown }).expected : data) as RawEntry[] | undefined;
+  // The entries as the schema lets them through (checked just below).
+  const list = (underKey ? (data as { expected?: unknown }).expected : data) as ExpectedEntry[] | undefined;
   const problem = schemaProblem(EXPECTED_SCHEMA, data);
   if (problem !== undefined) throw fail(problemText(problem, underKey, list ?? []));
   const seen = new Map<string, number>();
@@ -65,14 +66,6 @@ export function loadExpected(given: string, cwd: string, catalog: Pick<Catalog, 
     };
   });
   return { given, entries };
-}
-
-/** An entry as the schema lets it through. */
-interface RawEntry {
-  readonly id: string;
-  readonly reason: string;
-  readonly link?: string;
-  readonly expires?: string;
 }
 
 /** "entry 2 (CREATE-OK)", or "entry 2" while it has no id to name it by. */
