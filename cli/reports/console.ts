@@ -1,7 +1,7 @@
 /**
  * The console's part of a run's record, after the checks: the requirements by operation, each
  * failure with its evidence and what it blocks, the verdict and where the reports are; the
- * baseline's gate; or why the run could not judge. Every line goes through the run's redactor.
+ * baseline's gate; or why the run could not judge.
  */
 
 import { clipTo, type Paint, wrapList } from '../console/terminal.ts';

@@ -2,7 +2,7 @@
  * A run of petstore-conformance, stage by stage, one module each:
  *
  *   options (options.ts)  argv and environment → what to run, or a usage error (exit 2, nothing written)
- *           (outputs.ts)  where it writes: the redactor, the console, the events stream (--events)
+ *           (outputs.ts)  where it writes: the console, the events stream (--events), vitest's messages masked
  *   plan    (plan.ts)     the spec, validated; which requirements run, which are left out and why
  *   target  (target.ts)   the bundled reference, started; or the deployment, reachable
  *   checks  (checks.ts)   the suites under vitest (suites.ts) → one outcome per test
@@ -52,8 +52,10 @@ export async function runCommand(
   extras: RunExtras = {},
 ): Promise<number> {
   const startedAt = new Date();
+  // Masks the run's secrets in an error's text, which may quote anything; the run's own lines are
+  // written as they are (a key that is also a word must not rewrite them).
   let redactor: Redactor = createRedactor([]);
-  const err = (line: string) => io.stderr.write(`${redactor.text(line)}\n`);
+  const err = (line: string) => io.stderr.write(`${line}\n`);
   try {
     const invocation = parseInvocation(argv, env, io.cwd);
     if (invocation.kind === 'help') {
@@ -91,7 +93,7 @@ export async function runCommand(
       err(`Run ${NAME} --help for every option.`);
       return EXIT.cannotJudge;
     }
-    err(`${NAME}: could not judge: internal error: ${errorText(error)}`);
+    err(`${NAME}: could not judge: internal error: ${redactor.text(errorText(error))}`);
     return EXIT.cannotJudge;
   }
 }
@@ -168,12 +170,7 @@ async function judged(
   reached: Reached,
 ): Promise<RunRecord> {
   const { p, out, warn, width } = run.console;
-  const folder = ReportFolder.open(
-    run.options.reportDir,
-    run.options.previousReportDir,
-    run.redactor,
-    run.cwd,
-  );
+  const folder = ReportFolder.open(run.options.reportDir, run.options.previousReportDir, run.cwd);
   reached.folder = folder;
   // Until the checks start, an interrupted run stops at once; the checks stop themselves (suites.ts).
   const until = <T>(promise: Promise<T>) => unlessInterrupted(promise, run.stop);
@@ -200,6 +197,7 @@ async function judged(
   for (const warning of run.options.warnings) warn(warning);
   run.events?.runStart({
     version: deps.version(),
+    startedAt: run.startedAt,
     target: config.baseUrl,
     targetFrom: target.from,
     config,
@@ -303,11 +301,27 @@ function couldNotJudge(error: unknown, run: Run, reached: Reached): RunRecord {
     targetFrom: where.from,
     startedAt,
     config: where.config,
-    ...stopReason(stopped),
+    ...maskedReason(stopReason(stopped), run.redactor),
     ...(reached.plan ? { requirements: reached.plan.spec.catalog.requirements } : {}),
     ...(reached.staging ? { exchanges: reached.staging.exchangeLog.entries() } : {}),
     ...(options.configFile === undefined ? {} : { configFile: options.configFile }),
   });
+}
+
+/**
+ * The reason an internal error gives, masked: an unexpected error's text may quote a request or an
+ * answer. A CannotJudgeError's reason is the run's own words (ids, paths, option names), as it is.
+ */
+function maskedReason(
+  reason: ReturnType<typeof stopReason>,
+  redactor: Redactor,
+): ReturnType<typeof stopReason> {
+  if (reason.internalError === undefined) return reason;
+  return {
+    ...reason,
+    reason: redactor.text(reason.reason),
+    internalError: redactor.text(reason.internalError),
+  };
 }
 
 /** A test as the events name it when it starts. */

@@ -116,14 +116,34 @@ describe('secrets are masked everywhere a failure shows', () => {
     expect(everythingShown(err!, api)).not.toContain(KEY);
   });
 
-  test('a ConformanceError built anywhere masks a registered key in what it is given', () => {
+  test('a ConformanceError built anywhere masks a registered key in what came back, and only there', () => {
     new Client(testConfig('http://127.0.0.1:1/v1', { apiKey: KEY }));
     const err = new ConformanceError({
-      expected: `no ${KEY}`,
-      received: `got ${KEY}`,
-      reproduce: `curl -H 'k: ${KEY}'`,
+      expected: 'status 400 for CREATE-WRONG-TYPE',
+      received: `got ${KEY} and ${encodeURIComponent(KEY)}`,
+      reproduce: "curl -i -sS -H 'x-api-key: ***' 'http://127.0.0.1:1/v1/pets'",
     });
-    expect(err.message).toBe("expected: no ***\nreceived: got ***\nreproduce: curl -H 'k: ***'");
+    expect(err.message).toBe(
+      "expected: status 400 for CREATE-WRONG-TYPE\nreceived: got *** and ***\nreproduce: curl -i -sS -H 'x-api-key: ***' 'http://127.0.0.1:1/v1/pets'",
+    );
+    expect(err.received).toBe('got *** and ***');
+  });
+
+  test("a key that is also a word rewrites none of the suite's words, and is masked where it went and came back", async () => {
+    server = await echoingServer();
+    const api = new Client(testConfig(server.url, { apiKey: 'pets', apiKeyQuery: 'key' }));
+    const res = await api.post('/pets', { json: { id: 1, name: 'pets', tag: 'petstore-conformance x' } });
+    // Sent: the key in its query parameter only, the rest as the suite wrote it.
+    expect(res.reproduce).toBe(
+      `curl -i -sS -X POST -H 'content-type: application/json' --data-binary '{"id":1,"name":"pets","tag":"petstore-conformance x"}' '${server.url}/pets?key=***'`,
+    );
+    expect(res.exchange.requestBody).toBe('{"id":1,"name":"pets","tag":"petstore-conformance x"}');
+    // Came back: the server echoed the URL (the key with it), masked wherever it holds the word.
+    expect(res.exchange.responseBody).toBe('{"url":"/v1/***?key=***"}');
+    const err = failureOf(() => expectStatus(res, 201));
+    expect(err.expected).toBe('status 201');
+    expect(err.received).toContain('"url":"/v1/***?key=***"');
+    expect(err.reproduce).toBe(res.reproduce);
   });
 
   test('the Allure attachments of the exchanges are masked, made from the records a check keeps', async () => {
