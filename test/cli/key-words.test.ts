@@ -205,3 +205,44 @@ test('a long key is in no file and no line, in any spelling, echoed as it was', 
     for (const [spelling, value] of spellings) if (text.includes(value)) found.push(`${name}: ${spelling}`);
   expect(found).toEqual([]);
 });
+
+test("one time for the run in every report, each check's within it (the long key's run)", () => {
+  const { result, dir } = runs.get(LONG_KEY)!;
+  const summary = readJson(path.join(dir, 'summary.json'));
+  const start = Date.parse(summary.startedAt);
+  const { durationMs } = summary;
+  expect(result.stdout).toContain(` · ${(durationMs / 1000).toFixed(1)} s · target `);
+  expect(readFileSync(path.join(dir, 'summary.md'), 'utf8')).toContain(
+    ` · ${(durationMs / 1000).toFixed(1)} s · `,
+  );
+  const ctrf = readJson(path.join(dir, 'ctrf-report.json')).results;
+  expect(ctrf.summary).toMatchObject({ start, stop: start + durationMs, duration: durationMs });
+  for (const t of ctrf.tests.filter((x: Json) => x.start !== undefined)) {
+    expect(t.start).toBeGreaterThanOrEqual(start);
+    expect(t.stop).toBeLessThanOrEqual(start + durationMs);
+  }
+  const junit = readFileSync(path.join(dir, 'junit.xml'), 'utf8');
+  const attr = (tag: string, name: string) => tag.match(new RegExp(` ${name}="([^"]*)"`))?.[1];
+  const suites = junit.match(/<testsuites [^>]*>/)![0];
+  expect(attr(suites, 'time')).toBe((durationMs / 1000).toFixed(3));
+  expect(attr(suites, 'timestamp')).toBe(summary.startedAt);
+  let cases = 0;
+  for (const block of junit.split('<testsuite ').slice(1)) {
+    const head = ` ${block.slice(0, block.indexOf('>'))}`;
+    const time = Number(attr(head, 'time'));
+    expect(time).toBeGreaterThan(0);
+    expect(time).toBeLessThanOrEqual(durationMs / 1000);
+    expect(Date.parse(attr(head, 'timestamp')!)).toBeGreaterThan(start);
+    for (const c of block.match(/<testcase [^>]*>/g)!) {
+      expect(Number(attr(c, 'time'))).toBeLessThanOrEqual(time);
+      cases++;
+    }
+  }
+  expect(cases).toBe(catalog.requirements.length);
+  const events = readFileSync(path.join(work, `events-${KEYS.indexOf(LONG_KEY)}.ndjson`), 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line));
+  expect(events[0]).toMatchObject({ type: 'run-start', startedAt: summary.startedAt });
+  expect(events.at(-1)).toMatchObject({ type: 'run-end', durationMs });
+});
