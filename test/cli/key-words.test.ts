@@ -145,9 +145,9 @@ describe.each(KEYS)('with the key %s', (key) => {
 
   test('junit.xml, summary.md, the HAR and the console hold the ids whole', () => {
     const junit = readFileSync(path.join(run().dir, 'junit.xml'), 'utf8');
-    const escape = (s: string) =>
+    const asXml = (s: string) =>
       s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
-    for (const r of catalog.requirements) expect(junit).toContain(`name="${escape(`${r.id} ${r.title}`)}"`);
+    for (const r of catalog.requirements) expect(junit).toContain(`name="${asXml(`${r.id} ${r.title}`)}"`);
     const md = readFileSync(path.join(run().dir, 'summary.md'), 'utf8');
     for (const id of SHOULD_FAIL) expect(md).toContain(`\`${id}\``);
     const har = readJson(path.join(run().dir, 'exchanges.har'));
