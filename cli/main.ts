@@ -107,7 +107,10 @@ async function run(
     const status = await runStages(plan, outputs, interrupt.signal, deps, extras);
     return interrupt.status() ?? status;
   } catch (error) {
-    outputs.console.err(`${NAME}: could not judge: internal error: ${errorText(error)}`);
+    // An unexpected error's text may quote a request or an answer: masked, unlike the run's own lines.
+    outputs.console.err(
+      `${NAME}: could not judge: internal error: ${outputs.redactor.text(errorText(error))}`,
+    );
     return EXIT.cannotJudge;
   } finally {
     interrupt.dispose();

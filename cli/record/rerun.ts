@@ -129,3 +129,28 @@ export function rerunOutcome(
 export function idsNow(outcome: RerunOutcome, now: Now): string[] {
   return outcome.items.filter((i) => i.now === now).map((i) => i.id);
 }
+
+/**
+ * What a rerun checked, in one line, of the earlier failures only (not of the requirements it left
+ * alone): "1 requirement checked: fixed", "2 requirements checked: 1 fixed, 1 still failing", and
+ * those it could not check now ("; 1 not checked: --read-only: needs writes").
+ */
+export function checkedText(outcome: RerunOutcome): string {
+  const checked = outcome.items.filter((i) => i.now !== 'not checked');
+  const states = (['fixed', 'still failing', 'blocked'] as const)
+    .map((now) => ({ now, n: checked.filter((i) => i.now === now).length }))
+    .filter(({ n }) => n > 0);
+  const head =
+    checked.length === 0
+      ? 'no requirement checked'
+      : `${checked.length} requirement${checked.length === 1 ? '' : 's'} checked: ${
+          checked.length === 1 ? states[0]!.now : states.map(({ now, n }) => `${n} ${now}`).join(', ')
+        }`;
+  const skipped = outcome.items.filter((i) => i.now === 'not checked');
+  const notes = [...new Set(skipped.map((i) => i.note).filter((n): n is string => n !== undefined))];
+  const tail =
+    skipped.length === 0
+      ? ''
+      : `; ${skipped.length} not checked${notes.length > 0 ? `: ${notes.join('; ')}` : ''}`;
+  return `${head}${tail}`;
+}

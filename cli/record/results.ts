@@ -55,6 +55,8 @@ export interface TestOutcome {
   readonly note?: string;
   readonly failures: readonly Failure[];
   readonly durationMs: number;
+  /** When it started, in milliseconds since the epoch (vitest's startTime); absent when it never ran. */
+  readonly startedAt?: number;
   /** The 5xx answers this test received (the first few). */
   readonly serverErrors?: readonly ServerErrorSeen[];
   /**

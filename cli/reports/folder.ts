@@ -1,25 +1,14 @@
 /**
- * The report folder: the one place that writes reports. Every byte goes through the run's
- * redactor: the report documents, the Allure results the reporter wrote into a private staging
- * folder, and the HTML report Allure renders from them. A run replaces the folder, so the folder
- * must hold nothing but what a run writes.
+ * The report folder: the one place that writes reports, as the writers give them. No secret is in
+ * them: what the run shows was masked where each secret went or came back (suites/harness/redact.ts),
+ * and nothing else is rewritten. A run replaces the folder, so the folder must hold nothing but what
+ * a run writes.
  */
-import {
-  copyFileSync,
-  existsSync,
-  lstatSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
+import { copyFileSync, existsSync, lstatSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { makeDirs, whyNotCreatable } from '../record/dirs.ts';
 import { CannotJudgeError, oneLine } from '../record/errors.ts';
-import type { Redactor } from './redact.ts';
 
 /**
  * The Allure history of the runs into a report folder (one JSON line per --html run, the last
@@ -172,8 +161,7 @@ function removeInBackground(dir: string, now: () => void): Promise<void> {
 }
 
 /**
- * The report folder of a run: the one place that writes reports, every byte through the run's
- * redactor. It is cleared (the previous run's reports moved beside it) once, when the checks start
+ * The report folder of a run: the one place that writes reports. It is cleared (the previous run's reports moved beside it) once, when the checks start
  * or, for a run that stops earlier, when its record is published: the folder never shows a stale
  * verdict. It lists what was written, in order, for the console's last line.
  */
@@ -196,7 +184,6 @@ export class ReportFolder {
     readonly dir: string,
     /** Absolute: where the previous run's reports go. */
     readonly previousDir: string,
-    readonly redactor: Redactor,
     /** The working folder: paths are shown relative to it. */
     private readonly cwd: string,
   ) {}
@@ -205,8 +192,8 @@ export class ReportFolder {
    * The report folder of a run, once both folders are known to take reports (checkReportDirs):
    * a folder a run may not write into gets no report, not even a could-not-judge one.
    */
-  static open(reportDir: string, previousReportDir: string, redactor: Redactor, cwd: string): ReportFolder {
-    const folder = new ReportFolder(reportDir, previousReportDir, redactor, cwd);
+  static open(reportDir: string, previousReportDir: string, cwd: string): ReportFolder {
+    const folder = new ReportFolder(reportDir, previousReportDir, cwd);
     checkReportDirs(reportDir, previousReportDir);
     return folder;
   }
@@ -237,15 +224,15 @@ export class ReportFolder {
     return this.rotation?.remove() ?? Promise.resolve();
   }
 
-  /** Writes a report document, redacted. */
+  /** Writes a report document. */
   write(name: string, content: string): void {
     makeDirs(this.dir);
-    this.spares.writeSync(path.join(this.dir, name), this.redactor.bytes(Buffer.from(content, 'utf8')));
+    this.spares.writeSync(path.join(this.dir, name), Buffer.from(content, 'utf8'));
     this.files.push(name);
   }
 
   /**
-   * Writes files held in memory (a reporter's staged results, by name) in as `name`/, each redacted;
+   * Writes files held in memory (a reporter's staged results, by name) in as `name`/;
    * a file already written ahead with these very bytes is not written again (those written ahead
    * are waited for first).
    */
@@ -258,14 +245,14 @@ export class ReportFolder {
       if (ahead?.written.get(file) === content) continue;
       const target = path.join(to, file);
       if (file.includes('/')) makeDirs(path.dirname(target));
-      this.spares.writeSync(target, this.redactor.bytes(content));
+      this.spares.writeSync(target, content);
     }
     this.settle(name);
     this.files.push(`${name}/`);
   }
 
   /**
-   * Writes files into `name`/ before the run publishes it, each redacted (the attachments of the
+   * Writes files into `name`/ before the run publishes it (the attachments of the
    * checks' results, as each check finishes: they do not change). The writes are left to Node's
    * thread pool, so that the main thread, which relays the checks' progress, is not held by them,
    * and the run's end no longer writes a file each. writeAll() then writes the rest; discard()
@@ -290,9 +277,8 @@ export class ReportFolder {
       if (file.includes('/')) continue;
       written.set(file, content);
       const target = path.join(this.dir, name, file);
-      const bytes = this.redactor.bytes(content);
       pending.push(
-        this.spares.write(target, bytes).catch(() => {
+        this.spares.write(target, content).catch(() => {
           written.delete(file);
         }),
       );
@@ -313,12 +299,8 @@ export class ReportFolder {
     if (this.ahead.size === 0) process.off('exit', this.onExit);
   }
 
-  /**
-   * Takes in what another program wrote into the folder (Allure's report, `name`): every file of
-   * it redacted in place, listed as `shown`.
-   */
-  adopt(name: string, shown: string): void {
-    redactTree(path.join(this.dir, name), this.redactor);
+  /** Takes in what another program wrote into the folder (Allure's report, `name`), listed as `shown`. */
+  adopt(shown: string): void {
     this.files.push(shown);
   }
 }
@@ -327,20 +309,6 @@ export class ReportFolder {
 export function displayPath(file: string, cwd: string): string {
   const relative = path.relative(cwd, file);
   return relative && !relative.startsWith('..') && !path.isAbsolute(relative) ? relative : file;
-}
-
-/** Redacts a folder tree in place (the rendered HTML report, made from already redacted results). */
-export function redactTree(dir: string, redactor: Redactor): void {
-  for (const name of readdirSync(dir)) {
-    const file = path.join(dir, name);
-    if (statSync(file).isDirectory()) {
-      redactTree(file, redactor);
-      continue;
-    }
-    const before = readFileSync(file);
-    const after = redactor.bytes(before);
-    if (after !== before && !after.equals(before)) writeFileSync(file, after);
-  }
 }
 
 /** The files a run writes into its report folder; a folder holding anything else is not ours. */

@@ -5,13 +5,10 @@
  * failures and skips, and the history kept in <report-dir>/allure-history.jsonl. The single-file
  * form opens straight from disk (file://) and travels well as a CI artifact.
  *
- * Two things are done to the page Allure writes. Allure's awesome template always adds a Google
- * Analytics tag (@allurereport/plugin-awesome generators.js: `analyticsEnable: true`, no option
- * turns it off), so opening a report would call a third party: the tag is removed, and the page is
- * refused if any trace of it is left. And the single file embeds its data base64-encoded, out of
- * reach of a redactor reading the page as text: every embedded file is decoded, redacted and
- * encoded again (its sources, the redacted allure-results, are masked already; this is the second
- * pass every report file gets).
+ * Allure's awesome template always adds a Google Analytics tag (@allurereport/plugin-awesome
+ * generators.js: `analyticsEnable: true`, no option turns it off), so opening a report would call a
+ * third party: the tag is removed, and the page is refused if any trace of it is left. The page is
+ * not searched for secrets: its sources, the allure-results, hold none (suites/harness/redact.ts).
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -21,7 +18,6 @@ import path from 'node:path';
 import type { RunRecord } from '../record/record.ts';
 import { reportName } from './allure.ts';
 import { HISTORY_FILE } from './folder.ts';
-import type { Redactor } from './redact.ts';
 import type { Writer } from './writer.ts';
 
 /** With --html, for a run that judged: allure-report/index.html, rendered from allure-results/. */
@@ -30,8 +26,8 @@ export const htmlReport: Writer = {
   async write(record, { folder, html, console }) {
     if (record.error !== undefined || !html || folder === undefined) return;
     console.out(console.p.dim('rendering the Allure HTML report…'));
-    const problem = await renderHtml(folder.dir, { record, redactor: folder.redactor });
-    if (problem === undefined) folder.adopt('allure-report', 'allure-report/index.html');
+    const problem = await renderHtml(folder.dir, { record });
+    if (problem === undefined) folder.adopt('allure-report/index.html');
     else console.warn(`--html: no HTML report: ${problem}`);
   },
 };
@@ -46,10 +42,7 @@ export function allureCli(): string {
   return require.resolve('allure');
 }
 
-/**
- * The Allure configuration of a run's report (an allurerc, as JSON). Everything in it is data of
- * the run: it is written through the redactor like every other file.
- */
+/** The Allure configuration of a run's report (an allurerc, as JSON): data of the run. */
 export function allureConfig(reportDir: string, record: RunRecord): Record<string, unknown> {
   const name = reportName(record);
   return {
@@ -104,7 +97,6 @@ export function allureConfig(reportDir: string, record: RunRecord): Record<strin
 
 export interface RenderOptions {
   readonly record: RunRecord;
-  readonly redactor: Redactor;
   readonly timeoutMs?: number;
 }
 
@@ -116,19 +108,18 @@ export async function renderHtml(reportDir: string, options: RenderOptions): Pro
   } catch {
     return 'the allure package is not installed next to petstore-conformance';
   }
-  const { redactor } = options;
   const work = mkdtempSync(path.join(tmpdir(), 'petstore-conformance-allure-'));
   try {
     const configFile = path.join(work, 'allurerc.json');
     const config = JSON.stringify(allureConfig(reportDir, options.record), null, 2);
-    writeFileSync(configFile, redactor.text(config));
+    writeFileSync(configFile, config);
     const problem = await runAllure(
       [cli, 'generate', 'allure-results', '--config', configFile, '--cwd', reportDir],
       reportDir,
       options.timeoutMs ?? 120_000,
     );
     if (problem !== undefined) return problem;
-    return finishReport(path.join(reportDir, 'allure-report'), redactor);
+    return finishReport(path.join(reportDir, 'allure-report'));
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
@@ -136,10 +127,9 @@ export async function renderHtml(reportDir: string, options: RenderOptions): Pro
 
 /**
  * The report folder as published: index.html alone (Allure's summary.json and test-results.json
- * serve its service and CI integrations, not a reader), without the analytics tag, every byte of it
- * redacted, the embedded data included.
+ * serve its service and CI integrations, not a reader), without the analytics tag.
  */
-export function finishReport(outputDir: string, redactor: Redactor): string | undefined {
+export function finishReport(outputDir: string): string | undefined {
   for (const name of readdirSync(outputDir)) {
     if (name !== 'index.html') rmSync(path.join(outputDir, name), { recursive: true, force: true });
   }
@@ -149,7 +139,7 @@ export function finishReport(outputDir: string, redactor: Redactor): string | un
     rmSync(file, { force: true });
     return "Allure's page still loads its analytics tag after it was removed; the report was not written";
   }
-  writeFileSync(file, redactEmbedded(withVerdictFirst(page), redactor));
+  writeFileSync(file, withVerdictFirst(page));
   return undefined;
 }
 
@@ -190,22 +180,6 @@ const ANALYTICS =
 export function withoutAnalytics(html: string): string | undefined {
   const page = html.replace(ANALYTICS, '');
   return /googletagmanager|\bgtag\(|dataLayer/.test(page) ? undefined : page;
-}
-
-/**
- * The page with every embedded file (`d("data/…","<base64>")`, how the single-file report carries
- * its data) decoded, redacted and encoded again, then the page itself redacted as text.
- */
-export function redactEmbedded(html: string, redactor: Redactor): string {
-  const page = html.replace(
-    /\bd\(("(?:[^"\\]|\\.)*"),"([A-Za-z0-9+/=]*)"\)/g,
-    (whole, name: string, data: string) => {
-      const bytes = Buffer.from(data, 'base64');
-      const masked = redactor.bytes(bytes);
-      return masked.equals(bytes) ? whole : `d(${name},"${masked.toString('base64')}")`;
-    },
-  );
-  return redactor.text(page);
 }
 
 function runAllure(args: string[], cwd: string, timeoutMs: number): Promise<string | undefined> {

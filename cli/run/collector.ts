@@ -119,6 +119,7 @@ export class OutcomeCollector implements Reporter {
       file: this.relative(test.module.moduleId),
       ...(this.declared.has(test.id) ? { declared: this.declared.get(test.id)! } : {}),
       durationMs: Math.round(test.diagnostic()?.duration ?? 0),
+      ...(test.diagnostic() === undefined ? {} : { startedAt: test.diagnostic()!.startTime }),
       ...(serverErrors.length > 0 ? { serverErrors } : {}),
       ...(findings.length > 0 ? { findings } : {}),
       ...(retries ? { retries } : {}),

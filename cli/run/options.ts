@@ -7,6 +7,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { PREFIX_PATTERN, parsePrefixes } from '../../catalog/select.ts';
 import type { Config } from '../../suites/harness/config.ts';
+import { shortKeyWarning } from '../../suites/harness/keys.ts';
 import { MAX_RETRIES } from '../../suites/harness/retry.ts';
 import { UsageError } from '../record/errors.ts';
 import {
@@ -228,6 +229,8 @@ export function parseInvocation(argv: readonly string[], env: Env, cwd: string):
   if (scheme !== undefined && apiKey === undefined) {
     warnings.push(`${scheme.label} without an API key: no Authorization header is sent`);
   }
+  const shortKey = shortKeyWarning(apiKey);
+  if (shortKey !== undefined) warnings.push(shortKey);
 
   const only = prefixes(setting(sources, 'only'));
   const exclude = prefixes(setting(sources, 'exclude'));

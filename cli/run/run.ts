@@ -4,7 +4,7 @@
  *   options (options.ts)  argv, environment, config file → one plain RunPlan, or a usage error (exit
  *                         2, nothing written); read once, at the edge (main.ts), which hands the
  *                         RunPlan down: nothing below reads argv
- *           (outputs.ts)  where it writes: the redactor, the console, the events stream (--events);
+ *           (outputs.ts)  where it writes: the console, the events stream (--events), vitest's messages masked;
  *                         opened by main.ts too, with the signals watched (interrupt.ts)
  *   plan    (plan.ts)     the spec, validated; the baseline, known to fit; the expected deviations;
  *                         which requirements run, which are left out and why
@@ -30,6 +30,7 @@ import type { RerunSource } from '../record/rerun.ts';
 import { responseTimeStats, timingsOfExchanges } from '../record/timings.ts';
 import type { CheckInfo } from '../reports/events.ts';
 import { ReportFolder } from '../reports/folder.ts';
+import type { Redactor } from '../reports/redact.ts';
 import { openStaging, runChecks, type Staging } from './checks.ts';
 import type { CollectorEvents } from './collector.ts';
 import type { Dependencies } from './dependencies.ts';
@@ -129,12 +130,7 @@ async function judged(
   reached: Reached,
 ): Promise<RunRecord> {
   const { p, out, warn, width } = run.outputs.console;
-  const folder = ReportFolder.open(
-    options.reportDir,
-    options.previousReportDir,
-    run.outputs.redactor,
-    options.cwd,
-  );
+  const folder = ReportFolder.open(options.reportDir, options.previousReportDir, options.cwd);
   reached.folder = folder;
   // Until the checks start, an interrupted run stops at once; the checks stop themselves (suites.ts).
   const until = <T>(promise: Promise<T>) => unlessInterrupted(promise, stop);
@@ -165,6 +161,7 @@ async function judged(
   // What the run says as it goes: the run's start, then a line and an event as each check ends.
   run.outputs.events?.runStart({
     version: deps.version(),
+    startedAt: run.startedAt,
     target: config.baseUrl,
     targetFrom: target.from,
     config,
@@ -277,11 +274,27 @@ function couldNotJudge(error: unknown, options: RunPlan, run: Run, reached: Reac
     targetFrom: where.from,
     startedAt,
     config: where.config,
-    ...stopReason(stopped),
+    ...maskedReason(stopReason(stopped), run.outputs.redactor),
     ...(reached.plan ? { requirements: reached.plan.spec.catalog.requirements } : {}),
     ...(reached.staging ? { exchanges: reached.staging.exchangeLog.entries() } : {}),
     ...(options.configFile === undefined ? {} : { configFile: options.configFile }),
   });
+}
+
+/**
+ * The reason an internal error gives, masked: an unexpected error's text may quote a request or an
+ * answer. A CannotJudgeError's reason is the run's own words (ids, paths, option names), as it is.
+ */
+function maskedReason(
+  reason: ReturnType<typeof stopReason>,
+  redactor: Redactor,
+): ReturnType<typeof stopReason> {
+  if (reason.internalError === undefined) return reason;
+  return {
+    ...reason,
+    reason: redactor.text(reason.reason),
+    internalError: redactor.text(reason.internalError),
+  };
 }
 
 /** A test as the events name it when it starts. */

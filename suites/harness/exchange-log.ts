@@ -5,15 +5,16 @@
  * (response times by operation). The worker keeps none: the main thread, idle while the checks
  * run, holds them, where a file per worker cost the busy worker about a twentieth of its time.
  *
- * An entry is masked before it is posted, with the same masking as every report (redact.ts: the key
- * in every spelling, Authorization, cookies): no secret leaves the worker in the log. Bodies are
- * kept up to a bound (the rest only counted), masked before they are cut.
+ * An entry is masked before it is posted, as every exchange shown is (redact.ts): the request where
+ * the suite put a secret (the key's header or query parameter, Authorization, cookies), the answer
+ * in every spelling of the key: no secret leaves the worker in the log. Bodies are kept up to a bound
+ * (the rest only counted), an answer's masked before it is cut.
  */
 import { isUtf8 } from 'node:buffer';
 import { BroadcastChannel } from 'node:worker_threads';
 import { type Route, type RouteMatch, routeMatcher } from '../../catalog/routes.ts';
-import { type ExchangeResult, MASK_MARGIN, type SentRequest } from './exchange.ts';
-import { redact, redactBytes, redactHeaders, redactUrl } from './redact.ts';
+import { type ExchangeResult, MASK_MARGIN, type SentRequest, shownUrl } from './exchange.ts';
+import { redact, redactBytes, redactRequestHeaders, redactResponseHeaders } from './redact.ts';
 import { pathUnder } from './url.ts';
 
 /** The key in vitest's provide/inject under which the CLI hands the log's settings to the workers. */
@@ -146,9 +147,9 @@ export function exchangeSink(
         },
         request: {
           method: sent.method,
-          url: redactUrl(sent.url),
-          headers: redactHeaders(sent.headers),
-          ...optional('body', sent.body && loggedBody(sent.body, settings.bodyBytes)),
+          url: shownUrl(sent),
+          headers: redactRequestHeaders(sent.headers),
+          ...optional('body', sent.body && loggedBody(sent.body, settings.bodyBytes, false)),
         },
         ...optional(
           'response',
@@ -156,7 +157,7 @@ export function exchangeSink(
             ? undefined
             : {
                 status: result.status,
-                headers: redactHeaders(result.headers ?? {}),
+                headers: redactResponseHeaders(result.headers ?? {}),
                 ...optional('body', result.body && loggedBody(result.body, settings.bodyBytes)),
                 ...(result.truncated ? { truncated: true as const } : {}),
               },
@@ -170,12 +171,13 @@ export function exchangeSink(
 }
 
 /**
- * A body as logged, masked before it is cut (a cut inside a secret would leave its first characters
- * unmasked), cut back to a whole UTF-8 character.
+ * A body as logged, cut back to a whole UTF-8 character: an answer's (`fromServer`) masked before it
+ * is cut (a cut inside a secret would leave its first characters unmasked), a request's as sent.
  */
-export function loggedBody(body: Uint8Array, bound: number): LoggedBody {
+export function loggedBody(body: Uint8Array, bound: number, fromServer = true): LoggedBody {
   if (body.length === 0 || bound <= 0) return { size: body.length };
   const bytes = Buffer.from(body.buffer, body.byteOffset, body.length);
+  if (!fromServer) return asSent(bytes, bound);
   // Only the bytes kept and a margin past them are masked: a secret in its longest spelling (every
   // character escaped several times over) that starts before the cut ends within the margin.
   const head = bytes.subarray(0, bound + MASK_MARGIN);
@@ -197,6 +199,25 @@ export function loggedBody(body: Uint8Array, bound: number): LoggedBody {
     text: masked.subarray(0, bound).toString('base64'),
     encoding: 'base64',
     ...(bytes.length > bound || masked.length > bound ? { cut: true as const } : {}),
+  };
+}
+
+/** A body the suite sent, logged as sent up to the bound. */
+function asSent(bytes: Buffer, bound: number): LoggedBody {
+  const cut = bytes.length > bound;
+  if (isUtf8(bytes)) {
+    const end = charBoundary(bytes, Math.min(bound, bytes.length));
+    return {
+      size: bytes.length,
+      text: bytes.subarray(0, end).toString('utf8'),
+      ...(cut ? { cut: true as const } : {}),
+    };
+  }
+  return {
+    size: bytes.length,
+    text: bytes.subarray(0, bound).toString('base64'),
+    encoding: 'base64',
+    ...(cut ? { cut: true as const } : {}),
   };
 }
 

@@ -1,4 +1,11 @@
-import { isSecretHeader, MASK, redact, redactHeaders, redactUrl } from './redact.ts';
+import {
+  isSecretHeader,
+  MASK,
+  redact,
+  redactRequestHeaders,
+  redactResponseHeaders,
+  redactUrl,
+} from './redact.ts';
 
 /** How much of a body an exchange record, a message or an attachment shows. */
 export const EXCERPT_BYTES = 4096;
@@ -6,10 +13,11 @@ export const EXCERPT_BYTES = 4096;
 /** One request and what came back, as shown in reports: secrets masked, bodies cut to an excerpt. */
 export interface ExchangeRecord {
   readonly method: string;
-  /** Masked. */
+  /** The key's query parameter masked (and, for a URL taken from an answer, any secret in it). */
   readonly url: string;
+  /** As sent, the values of the secret headers masked (the key's, Authorization, Cookie). */
   readonly requestHeaders: Readonly<Record<string, string>>;
-  /** An excerpt (EXCERPT_BYTES), masked; absent without a body. */
+  /** An excerpt (EXCERPT_BYTES) of the body the suite sent, as sent; absent without a body. */
   readonly requestBody?: string;
   readonly requestBytes?: number;
   /** Absent when no response came (see error). */
@@ -36,6 +44,13 @@ export interface SentRequest {
   readonly body?: Uint8Array;
   /** A POSIX sh command that prints the body, for curl lines of bodies too long to paste. */
   readonly bodyCommand?: string;
+  /** The URL was taken from an answer (a Location followed): the server's text, masked as such. */
+  readonly urlFromAnswer?: boolean;
+}
+
+/** The URL of a request as shown: the secrets the suite put in it masked, and any an answer put in it. */
+export function shownUrl(req: Pick<SentRequest, 'url' | 'urlFromAnswer'>): string {
+  return redactUrl(req.url, req.urlFromAnswer === true);
 }
 
 /** A single-quoted shell word. */
@@ -44,18 +59,20 @@ export function shellQuote(text: string): string {
 }
 
 /**
- * The body, masked, in at most `bytes` bytes of UTF-8, with a note when cut. Masked before it is
- * cut: a cut inside a secret would otherwise leave its first characters unmasked. Only the bytes
- * shown and a margin past them are masked, as the exchange log masks (exchange-log.ts): a secret in
- * its longest spelling that starts before the cut ends within the margin, and a body of megabytes is
- * not decoded and masked whole to show its first kilobytes. The size in the note is that of the body
- * masked, the bytes past the margin counted as they are.
+ * The body, in at most `bytes` bytes of UTF-8, with a note when cut; a body from the server
+ * (`fromServer`) masked before it is cut: a cut inside a secret would otherwise leave its first
+ * characters unmasked. Only the bytes shown and a margin past them are masked, as the exchange log
+ * masks (exchange-log.ts): a secret in its longest spelling that starts before the cut ends within
+ * the margin, and a body of megabytes is not decoded and masked whole to show its first kilobytes.
+ * The size in the note is that of the body masked, the bytes past the margin counted as they are. A
+ * body the suite sent is its own words, shown as sent.
  */
-export function excerpt(body: Uint8Array | string, bytes = EXCERPT_BYTES): string {
+export function excerpt(body: Uint8Array | string, bytes = EXCERPT_BYTES, fromServer = true): string {
   const raw =
     typeof body === 'string' ? Buffer.from(body) : Buffer.from(body.buffer, body.byteOffset, body.length);
   const end = raw.length <= bytes + MASK_MARGIN ? raw.length : charStart(raw, bytes + MASK_MARGIN);
-  const buf = Buffer.from(redact(raw.subarray(0, end).toString('utf8')));
+  const head = raw.subarray(0, end).toString('utf8');
+  const buf = Buffer.from(fromServer ? redact(head) : head);
   const size = buf.length + (raw.length - end);
   if (size <= bytes) return buf.toString('utf8');
   return `${buf.subarray(0, bytes).toString('utf8')}… (cut at ${formatBytes(bytes)} of ${formatBytes(size)})`;
@@ -71,10 +88,18 @@ function charStart(bytes: Buffer, at: number): number {
   return i;
 }
 
-/** The text, masked, then cut to at most `max` characters (with "…" when cut). */
+/** A text of the server's, masked, then cut to at most `max` characters (with "…" when cut). */
 export function clip(text: string, max: number, suffix = (length: number) => `… (${length} chars)`): string {
-  const masked = redact(text);
-  return masked.length <= max ? masked : `${masked.slice(0, max)}${suffix(masked.length)}`;
+  return shorten(redact(text), max, suffix);
+}
+
+/** A text cut to at most `max` characters (with "…" when cut), as it is: for the suite's own words. */
+export function shorten(
+  text: string,
+  max: number,
+  suffix = (length: number) => `… (${length} chars)`,
+): string {
+  return text.length <= max ? text : `${text.slice(0, max)}${suffix(text.length)}`;
 }
 
 /** 4096 → "4 KiB", 1048576 → "1 MiB", 100 → "100 bytes". */
@@ -88,8 +113,9 @@ export function formatBytes(n: number): string {
 export const INLINE_BODY_BYTES = 16 * 1024;
 
 /**
- * A ready-to-paste POSIX sh command that sends the request again with curl, secrets masked (the key
- * shows as ***): `curl -i` shows the status line and headers of the answer. Headers the client adds
+ * A ready-to-paste POSIX sh command that sends the request again with curl, secrets masked where
+ * the suite put them (the key shows as ***, in its header or its query parameter), everything else
+ * as sent: `curl -i` shows the status line and headers of the answer. Headers the client adds
  * by itself (host, content-length, connection) are left to curl. A body given by `bodyCommand` (a
  * POSIX command printing it) is piped in: `{ …; } | curl … --data-binary @-`.
  */
@@ -97,7 +123,7 @@ export function toCurl(req: SentRequest): string {
   const parts = [req.method === 'HEAD' ? 'curl -sS -I' : 'curl -i -sS'];
   if (req.method !== 'GET' && req.method !== 'HEAD') parts.push(`-X ${req.method}`);
   for (const [name, value] of Object.entries(req.headers)) {
-    parts.push(`-H ${shellQuote(`${name}: ${isSecretHeader(name) ? MASK : redact(value)}`)}`);
+    parts.push(`-H ${shellQuote(`${name}: ${isSecretHeader(name) ? MASK : value}`)}`);
   }
   let producer = '';
   let note = '';
@@ -109,7 +135,7 @@ export function toCurl(req: SentRequest): string {
     producer = `${req.bodyCommand} | `;
     parts.push('--data-binary @-');
   } else if (req.body) {
-    const text = redact(Buffer.from(req.body).toString('utf8'));
+    const text = Buffer.from(req.body).toString('utf8');
     if (req.body.length <= INLINE_BODY_BYTES) {
       parts.push(`--data-binary ${shellQuote(text)}`);
     } else {
@@ -117,7 +143,7 @@ export function toCurl(req: SentRequest): string {
       note = `  # body.json: the ${req.body.length}-byte body sent, starting ${shellQuote(text.slice(0, 200))}`;
     }
   }
-  parts.push(shellQuote(redactUrl(req.url)));
+  parts.push(shellQuote(shownUrl(req)));
   return `${producer}${parts.join(' ')}${note}`;
 }
 
@@ -206,11 +232,13 @@ export interface ExchangeResult {
 function maskedRecord(req: SentRequest, res: ExchangeResult): ExchangeRecord {
   return {
     method: req.method,
-    url: redactUrl(req.url),
-    requestHeaders: redactHeaders(req.headers),
-    ...(req.body ? { requestBody: excerpt(req.body), requestBytes: req.body.length } : {}),
+    url: shownUrl(req),
+    requestHeaders: redactRequestHeaders(req.headers),
+    ...(req.body
+      ? { requestBody: excerpt(req.body, EXCERPT_BYTES, false), requestBytes: req.body.length }
+      : {}),
     ...(res.status !== undefined ? { status: res.status } : {}),
-    ...(res.headers ? { responseHeaders: redactHeaders(res.headers) } : {}),
+    ...(res.headers ? { responseHeaders: redactResponseHeaders(res.headers) } : {}),
     ...(res.body ? { responseBody: excerpt(res.body), responseBytes: res.body.length } : {}),
     ...(res.truncated ? { truncated: true } : {}),
     ...(res.error ? { error: redact(res.error) } : {}),

@@ -1,9 +1,8 @@
 import type { Config } from './config.ts';
 import { type Contract, loadContract, type Schema } from './contract.ts';
 import type { SentRequest } from './exchange.ts';
-import { clip, toCurl } from './exchange.ts';
+import { shorten, shownUrl, toCurl } from './exchange.ts';
 import { exactInteger, INT64_MAX, INT64_MIN, isExactNumber, parseBody } from './json.ts';
-import { redact } from './redact.ts';
 import { pathAndQuery, splitUrl } from './url.ts';
 
 /*
@@ -466,7 +465,7 @@ export class Model {
   private noteSeen(id: string, pet: Record<string, unknown>, w: Watch): void {
     if (!this.config.readOnly) return;
     const entry = this.entryOf(id);
-    entry.seen ??= { fields: fieldsOf(pet), where: `${w.sent.method} ${pathAndQuery(w.sent.url)}` };
+    entry.seen ??= { fields: fieldsOf(pet), where: `${w.sent.method} ${pathAndQuery(shownUrl(w.sent))}` };
   }
 
   /** Read-only: how a pet shown now differs from what was first seen of it (fields present in both). */
@@ -497,13 +496,14 @@ export class Model {
     const by = what.createdBy;
     // On the same server the read shows it again; the comment says how the pet was made.
     const made = by
-      ? `  # pet ${by.id} was created by this run: ${by.sent.method} ${pathAndQuery(by.sent.url)} ${clip(Buffer.from(by.sent.body ?? []).toString('utf8'), 300)} answered ${by.status ?? 'nothing'}`
+      ? `  # pet ${by.id} was created by this run: ${by.sent.method} ${pathAndQuery(shownUrl(by.sent))} ${shorten(Buffer.from(by.sent.body ?? []).toString('utf8'), 300)} answered ${by.status ?? 'nothing'}`
       : '';
     return {
       requirementId,
-      expected: redact(what.expected),
-      received: redact(`${w.sent.method} ${pathAndQuery(w.sent.url)} answered ${what.received}`),
-      reproduce: redact(`${toCurl(w.sent)}${made.replace(/[\r\n]+/g, ' ')}`),
+      // The client masks `received` as it keeps the finding (Client.report); the rest is the suite's.
+      expected: what.expected,
+      received: `${w.sent.method} ${pathAndQuery(shownUrl(w.sent))} answered ${what.received}`,
+      reproduce: `${toCurl(w.sent)}${made.replace(/[\r\n]+/g, ' ')}`,
       ...(what.petId === undefined ? {} : { petId: what.petId }),
       ...(what.unless === undefined ? {} : { unless: what.unless }),
     };

@@ -211,7 +211,8 @@ function define(r: Requirement, row: Row | undefined, check: Check): void {
       contract,
       requirement: r,
       model,
-      skip: (why) => ctx.skip(why),
+      // A check's note or reason to skip may quote an answer: masked as the server's text.
+      skip: (why) => ctx.skip(redact(why)),
       note: async (message) => {
         ctx.task.meta.notes ??= [];
         ctx.task.meta.notes.push(redact(message));
@@ -246,7 +247,10 @@ function define(r: Requirement, row: Row | undefined, check: Check): void {
         if (block.ownFault !== undefined) ctx.task.meta.blockedOwnFault = block.ownFault;
         ctx.skip(block.message);
       }
-      if (!isConformanceError(err) && !ctx.signal.aborted) ctx.task.meta.suiteError = describeThrown(err);
+      if (isConformanceError(err)) throw err;
+      // Any other error's text may quote an answer (JSON.parse quotes the body it refused).
+      maskThrown(err);
+      if (!ctx.signal.aborted) ctx.task.meta.suiteError = describeThrown(err);
       throw err;
     } finally {
       ended();
@@ -268,6 +272,22 @@ function define(r: Requirement, row: Row | undefined, check: Check): void {
 /** A test's last exchanges, as plain masked records, for the report (TaskMeta.evidence). */
 function keepEvidence(ctx: TestContext, exchanges: readonly ExchangeRecord[]): void {
   if (exchanges.length > 0) ctx.task.meta.evidence = exchanges.map((x) => ({ ...x }));
+}
+
+/**
+ * An error's message, and the head of its stack that repeats it, masked in place as a server's text
+ * before vitest sends them on; the stack's frames are the suite's own paths.
+ */
+function maskThrown(err: unknown): void {
+  if (!(err instanceof Error)) return;
+  try {
+    err.message = redact(err.message);
+    if (typeof err.stack === 'string') {
+      const frames = err.stack.search(/\n\s+at /);
+      const head = frames < 0 ? err.stack : err.stack.slice(0, frames);
+      err.stack = `${redact(head)}${frames < 0 ? '' : err.stack.slice(frames)}`;
+    }
+  } catch {}
 }
 
 /** "TypeError: x is undefined (at suites/list/list.test.ts:12:5)": what a person fixing the suite needs. */

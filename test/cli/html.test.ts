@@ -33,14 +33,7 @@ import {
   suiteFrames,
 } from '../../cli/reports/allure.ts';
 import { HISTORY_FILE, ReportFolder, rotateReportDir } from '../../cli/reports/folder.ts';
-import {
-  allureConfig,
-  HISTORY_LIMIT,
-  redactEmbedded,
-  VERDICT_FIRST,
-  withoutAnalytics,
-} from '../../cli/reports/html.ts';
-import { createRedactor } from '../../cli/reports/redact.ts';
+import { allureConfig, HISTORY_LIMIT, VERDICT_FIRST, withoutAnalytics } from '../../cli/reports/html.ts';
 import { testConfig } from '../helpers/config.ts';
 
 const catalog = loadCatalog();
@@ -388,17 +381,6 @@ describe('the Allure configuration and the page', () => {
     expect(VERDICT_FIRST).not.toMatch(/https?:/);
   });
 
-  test('data embedded base64-encoded is decoded, redacted and encoded again', () => {
-    const secret = 'pcs-EMBEDDED-91f2';
-    const redactor = createRedactor([secret]);
-    const b64 = (s: string) => Buffer.from(s).toString('base64');
-    const page = `<script>d("data/a.json","${b64(`{"url":"/pets?key=${secret}"}`)}"),d("data/b.json","${b64('{}')}")</script><p>${secret}</p>`;
-    const out = redactEmbedded(page, redactor);
-    expect(out).toContain(`d("data/a.json","${b64('{"url":"/pets?key=***"}')}")`);
-    expect(out).toContain(`d("data/b.json","${b64('{}')}")`);
-    expect(out).toContain('<p>***</p>');
-  });
-
   test('the history moves on with the report folder: the new run starts with the previous one', () => {
     const reportDir = path.join(work, 'rotate', 'latest');
     const previousDir = path.join(work, 'rotate', 'previous');
@@ -447,9 +429,9 @@ describe('the Allure configuration and the page', () => {
     linkSync(archived, path.join(previousDir, 'allure-results', 'old-3-result.json'));
     mkdirSync(reportDir, { recursive: true });
     writeFileSync(path.join(reportDir, 'summary.json'), '{"run":2}');
-    const folder = new ReportFolder(reportDir, previousDir, createRedactor(['s3cret-key']), work);
+    const folder = new ReportFolder(reportDir, previousDir, work);
     folder.clear();
-    folder.write('summary.json', '{"run":3,"key":"s3cret-key"}');
+    folder.write('summary.json', '{"run":3}');
     const results = new Map([
       ['a-result.json', Buffer.from('{"a":1}')],
       ['b-attachment.txt', Buffer.from('b')],
@@ -459,8 +441,8 @@ describe('the Allure configuration and the page', () => {
     folder.writeAhead('allure-results', new Map([...results].slice(1, 3)));
     await folder.writeAll(results, 'allure-results');
     await folder.settled();
-    // Each file holds its own bytes only (masked), whether it was a spare or created.
-    expect(readFileSync(path.join(reportDir, 'summary.json'), 'utf8')).toBe('{"run":3,"key":"***"}');
+    // Each file holds its own bytes only, whether it was a spare or created.
+    expect(readFileSync(path.join(reportDir, 'summary.json'), 'utf8')).toBe('{"run":3}');
     for (const [name, bytes] of results)
       expect(readFileSync(path.join(reportDir, 'allure-results', name))).toEqual(bytes);
     // The three old files became three of the five new ones; the fourth and fifth were created.

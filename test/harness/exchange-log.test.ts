@@ -197,29 +197,36 @@ describe('every exchange is logged, one line each', () => {
 });
 
 describe('masked before it is written', () => {
-  test('the key in the URL, in headers, in bodies sent and received; Authorization and cookies whole', async () => {
+  test('the key where the suite put it, cookies whole, the answer in every spelling; the rest as sent', async () => {
     const key = 'k3y-logged-é-0042';
     server = await httpServer((req, res) => {
       req.resume();
-      res.writeHead(200, { 'set-cookie': 'session=abc123', 'x-echo': `${key}` });
-      res.end(`{"seen":${JSON.stringify(req.headers['x-api-key'])},"escaped":"${encodeURIComponent(key)}"}`);
+      const sent = req.headers['x-api-key'] ?? new URL(req.url ?? '/', 'http://h').searchParams.get('key');
+      res.writeHead(200, { 'set-cookie': 'session=abc123', 'x-echo': `${sent}` });
+      res.end(`{"seen":${JSON.stringify(sent)},"escaped":"${encodeURIComponent(String(sent))}"}`);
     });
-    const { api, read } = logged(server.url, { apiKey: key });
-    await api.post('/pets', {
-      query: { q: key },
-      body: `a body with ${key} in it`,
+    // In its header, then in its query parameter.
+    const inHeader = logged(server.url, { apiKey: key });
+    await inHeader.api.post('/pets', {
+      query: { q: 'pets' },
+      body: 'a body of the suite: wrong, required, pets',
       headers: { cookie: 'mine=1' },
     });
-    const [x] = await read();
-    const text = JSON.stringify(x);
+    const inQuery = logged(server.url, { apiKey: key, apiKeyQuery: 'key' });
+    await inQuery.api.get('/pets', { query: { limit: 2 } });
+    const [x, y] = [...(await inHeader.read()), ...(await inQuery.read())];
+    const text = JSON.stringify([x, y]);
     expect(text).not.toContain(key);
     expect(text).not.toContain(encodeURIComponent(key));
     expect(text).not.toContain('abc123');
     expect(x?.request.headers).toMatchObject({ 'x-api-key': MASK, cookie: MASK });
     expect(x?.response?.headers).toMatchObject({ 'set-cookie': MASK, 'x-echo': MASK });
-    expect(x?.request.body?.text).toBe(`a body with ${MASK} in it`);
-    expect(x?.request.url).toBe(`${server.url}/pets?q=${MASK}`);
     expect(x?.response?.body?.text).toBe(`{"seen":"${MASK}","escaped":"${MASK}"}`);
+    // What the suite wrote itself is its own: as sent.
+    expect(x?.request.body?.text).toBe('a body of the suite: wrong, required, pets');
+    expect(x?.request.url).toBe(`${server.url}/pets?q=pets`);
+    expect(y?.request.url).toBe(`${server.url}/pets?limit=2&key=${MASK}`);
+    expect(y?.response?.body?.text).toBe(`{"seen":"${MASK}","escaped":"${MASK}"}`);
   });
 
   test('a long body is masked, then cut at the bound to a whole character, its size kept', () => {

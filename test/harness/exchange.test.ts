@@ -128,20 +128,20 @@ describe('exchange records', () => {
         method: 'POST',
         url: `${base}/pets`,
         headers: { 'content-type': 'application/json' },
-        body: Buffer.from(`{"name":"${secret}"}`),
+        body: Buffer.from('{"name":"a pet"}'),
       },
       { status: 201, headers: {}, body: Buffer.from(`{"id":1,"name":"${secret}"}`), durationMs: 1 },
     );
     // Registered after the request (a key a later check sets): the record still masks it.
     registerSecret(secret);
-    expect(x.requestBody).toBe('{"name":"***"}');
+    expect(x.responseBody).toBe('{"id":1,"name":"***"}');
     const plain = JSON.parse(JSON.stringify(x));
     expect(plain).toEqual({
       method: 'POST',
       url: `${base}/pets`,
       requestHeaders: { 'content-type': 'application/json' },
-      requestBody: '{"name":"***"}',
-      requestBytes: 11 + secret.length,
+      requestBody: '{"name":"a pet"}',
+      requestBytes: 16,
       status: 201,
       responseHeaders: {},
       responseBody: '{"id":1,"name":"***"}',
@@ -150,6 +150,25 @@ describe('exchange records', () => {
     });
     expect(structuredClone(x)).toEqual(plain);
     expect({ ...x }).toEqual(plain);
+  });
+
+  test("the suite's own words are shown as sent: a request's path, query, headers and body hold no secret", () => {
+    // A key that is also a word of the suite's: in the answer it is masked; in the request only where it went.
+    registerSecret('zebras');
+    const x = recordExchange(
+      {
+        method: 'POST',
+        url: `${base}/zebras?limit=2`,
+        headers: { 'content-type': 'application/json', 'x-note': 'zebras' },
+        body: Buffer.from('{"tag":"zebras-conformance 1"}'),
+      },
+      { status: 500, headers: { 'x-echo': 'zebras' }, body: Buffer.from('no zebras here'), durationMs: 1 },
+    );
+    expect(x.url).toBe(`${base}/zebras?limit=2`);
+    expect(x.requestHeaders).toEqual({ 'content-type': 'application/json', 'x-note': 'zebras' });
+    expect(x.requestBody).toBe('{"tag":"zebras-conformance 1"}');
+    expect(x.responseHeaders).toEqual({ 'x-echo': '***' });
+    expect(x.responseBody).toBe('no *** here');
   });
 
   test("a create's reproduce line notes the pet when it is answered, though written when asked for", () => {
