@@ -36,6 +36,8 @@ export interface SentRequest {
   readonly body?: Uint8Array;
   /** A POSIX sh command that prints the body, for curl lines of bodies too long to paste. */
   readonly bodyCommand?: string;
+  /** The path was sent as written, not resolved as a URL (RequestOptions.asWritten). */
+  readonly asWritten?: boolean;
 }
 
 /** A single-quoted shell word. */
@@ -95,6 +97,8 @@ export const INLINE_BODY_BYTES = 16 * 1024;
  */
 export function toCurl(req: SentRequest): string {
   const parts = [req.method === 'HEAD' ? 'curl -sS -I' : 'curl -i -sS'];
+  // curl resolves dot segments (/./, /../) unless told otherwise: a path sent as written is re-sent so.
+  if (req.asWritten) parts.push('--path-as-is');
   if (req.method !== 'GET' && req.method !== 'HEAD') parts.push(`-X ${req.method}`);
   for (const [name, value] of Object.entries(req.headers)) {
     parts.push(`-H ${shellQuote(`${name}: ${isSecretHeader(name) ? MASK : redact(value)}`)}`);
