@@ -127,7 +127,7 @@ export const NOT_JSON: readonly NotJson[] = [
   { category: 'number', case: 'a point without a fraction', body: `${PET},"extra":1.}` },
   { category: 'number', case: 'an exponent without digits', body: `${PET},"extra":1e}` },
   { category: 'number', case: 'NaN', body: `${PET},"extra":NaN}` },
-  { category: 'number', case: 'Infinity', body: `${PET},"extra":-Infinity}` },
+  { category: 'number', case: '-Infinity', body: `${PET},"extra":-Infinity}` },
   { category: 'number', case: 'digits grouped with an underscore', body: `${PET},"extra":1_000}` },
   { category: 'number', case: 'a full-width digit', body: `${PET},"extra":\uff11}` },
   // Strings: control characters escaped, and only the escapes RFC 8259 §7 lists.
