@@ -1,5 +1,6 @@
 import {
   type ApiResponse,
+  aPetThatExists,
   aPetToShow,
   blocked,
   type CheckContext,
@@ -591,8 +592,9 @@ const spelledReads = [
   },
   {
     case: 'showPetById, its path spelled otherwise: a trailing slash, a doubled slash, dot segments, percent-encoding, a ; parameter, HEAD, a method override',
+    // Created (or listed), not shown: a show that fails with the key says nothing of one without it.
     resource: async (ctx: CheckContext) => {
-      const { id } = await aPetToShow(ctx);
+      const id = await aPetThatExists(ctx);
       return {
         path: petPath(id),
         what: `pet ${id}`,

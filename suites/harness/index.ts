@@ -94,6 +94,7 @@ export {
   showString,
 } from './model.ts';
 export {
+  aPetThatExists,
   aPetToShow,
   createAndFind,
   createAndShowKept,
