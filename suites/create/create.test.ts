@@ -25,6 +25,7 @@ import {
   fc,
   formatIssues,
   inParallel,
+  isBlocked,
   isConformanceError,
   isInvalid,
   isSuccess,
@@ -36,6 +37,7 @@ import {
   petPath,
   printfCommand,
   requirement,
+  runTag,
   STILL_JSON,
   showBytes,
   shownPet,
@@ -71,6 +73,20 @@ function expectShownAsCreated(res: ApiResponse, pet: PetInput, expected: string,
   );
 }
 
+/** Runs each judgement: throws the first failure, or when none fails, the first judgement blocked. */
+function judgeAll(judgements: readonly (() => void)[]): void {
+  let block: unknown;
+  for (const judge of judgements) {
+    try {
+      judge();
+    } catch (error) {
+      if (!isBlocked(error)) throw error;
+      block ??= error;
+    }
+  }
+  if (block !== undefined) throw block;
+}
+
 /**
  * Shows each pet (at once) and holds each show to its pet (expectShownAsCreated), in the order given:
  * the first one shown otherwise fails the check. A pet not found whose create overlapped others may
@@ -82,16 +98,14 @@ async function expectEachShownAsCreated(
   pets: readonly { pet: PetInput; expected: string }[],
 ): Promise<void> {
   const shown = await inParallel(pets, pets.length, ({ pet }) => ctx.api.get(petPath(pet.id)));
-  let lost: { res: ApiResponse; expected: string } | undefined;
-  for (const [i, res] of shown.entries()) {
-    const { pet, expected } = pets[i]!;
-    if (res.status === 404 && ctx.model.attemptsOf(pet.id.toString()).some((a) => a.overlapped)) {
-      lost ??= { res, expected };
-      continue;
-    }
-    expectShownAsCreated(res, pet, expected);
-  }
-  if (lost) blocked(['CREATE-CONCURRENT'], lost.res, lost.expected);
+  judgeAll(
+    shown.map((res, i) => () => {
+      const { pet, expected } = pets[i]!;
+      if (res.status === 404 && ctx.model.attemptsOf(pet.id.toString()).some((a) => a.overlapped))
+        blocked(['CREATE-CONCURRENT'], res, expected);
+      expectShownAsCreated(res, pet, expected);
+    }),
+  );
 }
 
 requirement('CREATE-OK', async ({ api, newPet }) => {
@@ -301,8 +315,8 @@ requirement.each(
       case: `the minefield: ${NOT_JSON.length} kinds of text that is not JSON, each a pet but for its fault`,
     },
   ],
-  async ({ api, freshId, newPet }) => {
-    const tag = newPet().tag!;
+  async ({ api, config, freshId }) => {
+    const tag = runTag(config);
     const sent = await inParallel(NOT_JSON, MINEFIELD_CONCURRENCY, async (kind) => {
       const body = bodyOf(kind.body, freshId(), tag);
       const res = await api.post('/pets', {
@@ -431,12 +445,15 @@ requirement.each(
       }),
     );
     // The smallest body refused: it is JSON, and a valid pet with a fresh id.
-    const refused = created.findIndex((res) => !isSuccess(res.status));
-    if (refused >= 0) {
-      const { kind, body } = spelled[refused]!;
+    const refused = spelled.filter((_, i) => !isSuccess(created[i]!.status));
+    const [first, ...others] = refused;
+    if (first !== undefined) {
+      const res = created[spelled.indexOf(first)]!;
+      const also = others.map((o) => `${o.kind.case} (${created[spelled.indexOf(o)]!.status})`);
       fail(
-        created[refused]!,
-        `a 2xx status to the body with ${kind.case} (${kind.category}), which is JSON and a valid pet: ${showBytes(body)}`,
+        res,
+        `a 2xx status to the body with ${first.kind.case} (${first.kind.category}), which is JSON and a valid pet: ${showBytes(first.body)}`,
+        `${describeResponse(res)}${also.length > 0 ? `; also refused: ${someOf(also, 12)}` : ''}`,
       );
     }
     await expectEachShownAsCreated(
@@ -568,35 +585,39 @@ requirement.each(
       races.map((pets) => Promise.all(pets.map((pet) => ctx.api.post('/pets', { json: pet })))),
     );
     const shown = await Promise.all(races.map((pets) => ctx.api.get(petPath(pets[0]!.id))));
-    for (const [r, pets] of races.entries()) {
-      const taken = answers[r]!.filter((res) => isSuccess(res.status));
-      const res = shown[r]!;
-      const id = pets[0]!.id;
-      const race = `${pets.length} creates of pet ${id} sent together`;
-      if (taken.length === 0)
-        blocked(['CREATE-OK'], answers[r]![0]!, `a 2xx to one of ${race}, which this check needs`);
-      const winner = pets[answers[r]!.indexOf(taken[0]!)]!;
-      // Not found: the pet created is lost, which is not this requirement's rule (nor is the
-      // second 2xx of a store that keeps nothing).
-      if (res.status === 404) blocked(NOT_FOUND_AFTER_CREATE, res, `status 200 to GET /pets/${id}`);
-      if (taken.length > 1) {
-        // Sent together again, for a fresh id: one by one, the second would meet the first.
-        const fresh = ctx.freshId();
-        const again = pets.map((pet) =>
-          toCurl({ ...taken[0]!.request, body: Buffer.from(stringifyExact({ ...pet, id: fresh })) }),
-        );
-        throw new ConformanceError({
-          expected: `at most one 2xx to ${race}, the others refused (409): one pet has the id`,
-          received: `${answers[r]!.map((a) => a.status).join(', ')} to ${race}: ${taken.length} taken (${taken.map((t) => `"${pets[answers[r]!.indexOf(t)]!.name}"`).join(', ')}); GET /pets/${id} then shows ${describeResponse(res)}`,
-          reproduce: `${again.join(' & ')} & wait  # sent together, for a fresh id`,
-          exchanges: [...taken.map((t) => t.exchange), res.exchange],
-        });
-      }
-      const expected = `status 200 and the pet whose create was answered ${taken[0]!.status} (name "${winner.name}"), the only one of ${race} taken`;
-      if (res.status !== 200) fail(res, expected);
-      const { value } = shownPet(contract, res, 'reading its name');
-      if (value.name !== winner.name) fail(res, expected);
-    }
+    judgeAll(
+      races.map((pets, r) => () => {
+        const answered = answers[r]!;
+        const taken = answered.filter((res) => isSuccess(res.status));
+        const res = shown[r]!;
+        const id = pets[0]!.id;
+        const race = `${pets.length} creates of pet ${id} sent together`;
+        if (taken.length === 0)
+          blocked(['CREATE-OK'], answered[0]!, `a 2xx to one of ${race}, which this check needs`);
+        const nameOf = (answer: ApiResponse) => pets[answered.indexOf(answer)]!.name;
+        // Not found: the pet created is lost, which is not this requirement's rule (nor is the
+        // second 2xx of a store that keeps nothing).
+        if (res.status === 404) blocked(NOT_FOUND_AFTER_CREATE, res, `status 200 to GET /pets/${id}`);
+        if (taken.length > 1) {
+          // Sent together again, for a fresh id: one by one, the second would meet the first.
+          const fresh = ctx.freshId();
+          const again = pets.map((pet) =>
+            toCurl({ ...taken[0]!.request, body: Buffer.from(stringifyExact({ ...pet, id: fresh })) }),
+          );
+          throw new ConformanceError({
+            expected: `at most one 2xx to ${race}, the others refused (409): one pet has the id`,
+            received: `${answered.map((a) => a.status).join(', ')} to ${race}: ${taken.length} taken (${taken.map((t) => `"${nameOf(t)}"`).join(', ')}); GET /pets/${id} then shows ${describeResponse(res)}`,
+            reproduce: `${again.join(' & ')} & wait  # sent together, for a fresh id`,
+            exchanges: [...taken.map((t) => t.exchange), res.exchange],
+          });
+        }
+        const winner = nameOf(taken[0]!);
+        const expected = `status 200 and the pet whose create was answered ${taken[0]!.status} (name "${winner}"), the only one of ${race} taken`;
+        if (res.status !== 200) fail(res, expected);
+        const { value } = shownPet(contract, res, 'reading its name');
+        if (value.name !== winner) fail(res, expected);
+      }),
+    );
   },
 );
 
