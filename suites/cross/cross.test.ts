@@ -583,7 +583,7 @@ requirement.each('AUTH-WRONG-KEY-REFUSED', operations, async (ctx, { send }) => 
 /** The resource a spelling asks for: the list, or a pet that exists (created, or read-only, listed). */
 const spelledReads = [
   {
-    case: 'listPets, its path spelled otherwise: a trailing slash, a doubled slash, dot segments, percent-encoding, a ; parameter, HEAD, a method override',
+    case: 'listPets at other spellings of its path',
     resource: async (_ctx: CheckContext) => ({
       path: '/pets',
       what: 'the list',
@@ -591,7 +591,7 @@ const spelledReads = [
     }),
   },
   {
-    case: 'showPetById, its path spelled otherwise: a trailing slash, a doubled slash, dot segments, percent-encoding, a ; parameter, HEAD, a method override',
+    case: 'showPetById at other spellings of its path',
     // Created (or listed), not shown: a show that fails with the key says nothing of one without it.
     resource: async (ctx: CheckContext) => {
       const id = await aPetThatExists(ctx);
