@@ -106,6 +106,12 @@ export interface RequestOptions {
    * flight, and holding the others back until it is answered (see model.ts). Without a model, no effect.
    */
   readonly alone?: boolean;
+  /**
+   * The path sent exactly as written: not resolved as a URL, so that dot segments, doubled slashes
+   * and percent-encodings reach the server as they are (a check of how a server reads other spellings
+   * of a path). The curl line then says --path-as-is.
+   */
+  readonly asWritten?: boolean;
 }
 
 /** A complete response (or one whose body was cut at the cap), with the request that got it. */
@@ -439,6 +445,7 @@ export class Client {
       ...(options.bodyCommand !== undefined ? { bodyCommand: options.bodyCommand } : {}),
       // A check composes paths under the base URL; a whole URL it was given came from an answer.
       ...(ABSOLUTE_URL.test(path) ? { urlFromAnswer: true } : {}),
+      ...(options.asWritten ? { asWritten: true } : {}),
     };
   }
 
@@ -484,6 +491,7 @@ export class Client {
       headersTimeout: this.timeoutMs,
       bodyTimeout: this.timeoutMs,
       maxBodyBytes: this.maxBodyBytes,
+      ...(sent.asWritten ? { asWritten: true } : {}),
     });
     // Whole milliseconds: Node keeps a list of timers per duration, and a fraction made nearly every
     // request's timer a list of its own, hundreds of them at once.

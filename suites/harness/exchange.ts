@@ -46,6 +46,8 @@ export interface SentRequest {
   readonly bodyCommand?: string;
   /** The URL was taken from an answer (a Location followed): the server's text, masked as such. */
   readonly urlFromAnswer?: boolean;
+  /** The path was sent as written, not resolved as a URL (RequestOptions.asWritten). */
+  readonly asWritten?: boolean;
 }
 
 /** The URL of a request as shown: the secrets the suite put in it masked, and any an answer put in it. */
@@ -121,6 +123,8 @@ export const INLINE_BODY_BYTES = 16 * 1024;
  */
 export function toCurl(req: SentRequest): string {
   const parts = [req.method === 'HEAD' ? 'curl -sS -I' : 'curl -i -sS'];
+  // curl resolves dot segments (/./, /../) unless told otherwise: a path sent as written is re-sent so.
+  if (req.asWritten) parts.push('--path-as-is');
   if (req.method !== 'GET' && req.method !== 'HEAD') parts.push(`-X ${req.method}`);
   for (const [name, value] of Object.entries(req.headers)) {
     parts.push(`-H ${shellQuote(`${name}: ${isSecretHeader(name) ? MASK : value}`)}`);

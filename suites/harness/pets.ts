@@ -234,6 +234,23 @@ export async function aPetToShow(
     const shown = await createAndFind(ctx.api, pet);
     return { id: pet.id.toString(), pet, shown };
   }
+  const id = await firstListedId(ctx);
+  return { id, shown: await findPet(ctx.api, id, 'listed by GET /pets?limit=1', false) };
+}
+
+/**
+ * The id of a pet that exists, not shown: with writes allowed, a pet created for the purpose (any
+ * 2xx, see createPet); read-only, the first pet listed, skipping the check when the list is empty.
+ */
+export async function aPetThatExists(ctx: CheckContext): Promise<string> {
+  if (ctx.config.readOnly) return firstListedId(ctx);
+  const pet = ctx.newPet();
+  await createPet(ctx.api, pet);
+  return pet.id.toString();
+}
+
+/** The id of the first pet GET /pets?limit=1 lists, digit for digit; the check is skipped when there is none. */
+async function firstListedId(ctx: CheckContext): Promise<string> {
   const res = await ctx.api.get('/pets', { query: { limit: 1 } });
   const needed = 'status 200 and a JSON array (looking for a pet to show), which this check needs';
   if (res.status !== 200) blocked(['LIST-OK'], res, needed);
@@ -256,7 +273,7 @@ export async function aPetToShow(
       : undefined;
   if (id === undefined)
     blocked(['ANY-PET-SCHEMA'], res, 'a first listed pet with an id (looking for a pet to show)');
-  return { id, shown: await findPet(ctx.api, id, 'listed by GET /pets?limit=1', false) };
+  return id;
 }
 
 /**
