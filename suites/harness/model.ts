@@ -1,7 +1,8 @@
+import { bodyExcerpt, bodyInline } from './body.ts';
 import type { Config } from './config.ts';
 import { type Contract, loadContract, type Schema } from './contract.ts';
 import type { SentRequest } from './exchange.ts';
-import { clip, toCurl } from './exchange.ts';
+import { toCurl } from './exchange.ts';
 import { exactInteger, INT64_MAX, INT64_MIN, isExactNumber, parseBody } from './json.ts';
 import { redact } from './redact.ts';
 import { pathAndQuery, splitUrl } from './url.ts';
@@ -497,7 +498,7 @@ export class Model {
     const by = what.createdBy;
     // On the same server the read shows it again; the comment says how the pet was made.
     const made = by
-      ? `  # pet ${by.id} was created by this run: ${by.sent.method} ${pathAndQuery(by.sent.url)} ${clip(Buffer.from(by.sent.body ?? []).toString('utf8'), 300)} answered ${by.status ?? 'nothing'}`
+      ? `  # pet ${by.id} was created by this run: ${by.sent.method} ${pathAndQuery(by.sent.url)} ${bodyInline(bodyExcerpt(by.sent.body ?? new Uint8Array(), 300))} answered ${by.status ?? 'nothing'}`
       : '';
     return {
       requirementId,
