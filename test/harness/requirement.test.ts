@@ -164,7 +164,9 @@ describe('what a reporter of the CLI receives from a run of the suites', () => {
     expect(error.expected).toBe('status 200');
     expect(error.received).toBe('500, JSON object {"error":"boom"}');
     expect(error.reproduce).toBe(`curl -i -sS -H 'x-api-key: ***' '${server.url}/pets'`);
-    expect(error.exchanges).toMatchObject([{ method: 'GET', status: 500, responseBody: { text: '{"error":"boom"}' } }]);
+    expect(error.exchanges).toMatchObject([
+      { method: 'GET', status: 500, responseBody: { text: '{"error":"boom"}' } },
+    ]);
     expect(error.message).toBe(
       `expected: status 200\nreceived: 500, JSON object {"error":"boom"}\nreproduce: curl -i -sS -H 'x-api-key: ***' '${server.url}/pets'`,
     );
