@@ -55,9 +55,16 @@ import type { Writer } from './writer.ts';
 export const allureResults: Writer = {
   name: 'allure-results/',
   write(record, { folder }) {
-    if (record.error !== undefined || record.checks === undefined || folder === undefined) return;
+    const { checks } = record;
+    if (record.error !== undefined || checks === undefined || folder === undefined) return;
     const previous = previousStatuses(path.join(folder.dir, HISTORY_FILE));
-    writeResults(allureRun(record, record.checks, previous), new ResultsWriter(folder));
+    const run = {
+      record,
+      catalog: checks.catalog,
+      outcomes: checks.outcomes,
+      ...(previous ? { previous } : {}),
+    };
+    writeResults(run, new ResultsWriter(folder));
   },
 };
 
@@ -70,16 +77,8 @@ export interface AllureRun {
   readonly previous?: ReadonlyMap<string, string>;
 }
 
-function allureRun(
-  record: RunRecord,
-  checks: NonNullable<RunRecord['checks']>,
-  previous?: ReadonlyMap<string, string>,
-): AllureRun {
-  return { record, catalog: checks.catalog, outcomes: checks.outcomes, ...(previous ? { previous } : {}) };
-}
-
-/** The files of allure-results/, as allure-js-commons' types: pure, for the tests. */
-export interface AllureFiles {
+/** What allure-results/ holds, as allure-js-commons' types, before it is written: pure, for the tests. */
+export interface AllureOutput {
   readonly results: TestResult[];
   /** Attachment file name (`<uuid>-attachment.txt`) → its text. */
   readonly attachments: Map<string, string>;
@@ -140,7 +139,7 @@ const STATUS: Readonly<Record<Status, AllureStatus>> = {
 type Details = StatusDetails & { flaky?: boolean; known?: boolean };
 
 /** The results, attachments, environment and globals of a run (see the top of this file). */
-export function allureFiles(run: AllureRun): AllureFiles {
+export function allureFiles(run: AllureRun): AllureOutput {
   const { record, catalog } = run;
   const checksOf = new Map<string, CheckOutcome[]>();
   for (const o of run.outcomes) {
