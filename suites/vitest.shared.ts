@@ -41,8 +41,8 @@ class PathOrder implements TestSequencer {
  * adds its reporters; suites/vitest.config.ts uses them for developers. Reporters are not set here.
  *
  * - root is the package root (found from catalog/paths.ts), include is relative to it;
- * - no setup files: the Allure data of each check is made on the main thread by suites/reporter.ts
- *   from the test's meta, so allure-vitest's runtime is not loaded in the workers;
+ * - no setup files: what the reports show of a check it leaves in its test's meta, and the CLI
+ *   writes the Allure results from its record (cli/reports/allure.ts);
  * - provide hands the Config to the suites ({ [CONFIG_KEY]: config }), which inject it once, the
  *   catalog's requirements, read once here rather than once per worker, and, when the caller has it
  *   (the CLI's preflight), spec/openapi.yaml validated and dereferenced, so that no worker loads

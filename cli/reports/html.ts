@@ -5,10 +5,12 @@
  * failures and skips, and the history kept in <report-dir>/allure-history.jsonl. The single-file
  * form opens straight from disk (file://) and travels well as a CI artifact.
  *
- * Allure's awesome template always adds a Google Analytics tag (@allurereport/plugin-awesome
- * generators.js: `analyticsEnable: true`, no option turns it off), so opening a report would call a
- * third party: the tag is removed, and the page is refused if any trace of it is left. The page is
- * not searched for secrets: its sources, the allure-results, hold none (suites/harness/redact.ts).
+ * One thing is added to the page Allure writes. Allure's awesome template always adds a Google
+ * Analytics tag, and no option turns it off (https://github.com/allure-framework/allure3/issues/476),
+ * so opening a report would call a third party. Rather than edit Allure's markup, the page gets a
+ * Content-Security-Policy (PAGE_POLICY) as the first element of its <head>: the browser itself then
+ * loads nothing from any other origin, whatever Allure's template becomes. The page is made from
+ * allure-results/, masked as they were written (reports/folder.ts); it is not masked again.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -42,7 +44,10 @@ export function allureCli(): string {
   return require.resolve('allure');
 }
 
-/** The Allure configuration of a run's report (an allurerc, as JSON): data of the run. */
+/**
+ * The Allure configuration of a run's report (an allurerc, as JSON). Everything in it is data of
+ * the run: the run's own words and the target's URL (its secrets masked where the suite put them).
+ */
 export function allureConfig(reportDir: string, record: RunRecord): Record<string, unknown> {
   const name = reportName(record);
   return {
@@ -127,59 +132,55 @@ export async function renderHtml(reportDir: string, options: RenderOptions): Pro
 
 /**
  * The report folder as published: index.html alone (Allure's summary.json and test-results.json
- * serve its service and CI integrations, not a reader), without the analytics tag.
+ * serve its service and CI integrations, not a reader), its <head> opening with PAGE_POLICY; or why
+ * no report is written (the page is removed then: a page that could call out is not published).
  */
 export function finishReport(outputDir: string): string | undefined {
   for (const name of readdirSync(outputDir)) {
     if (name !== 'index.html') rmSync(path.join(outputDir, name), { recursive: true, force: true });
   }
   const file = path.join(outputDir, 'index.html');
-  const page = withoutAnalytics(readFileSync(file, 'utf8'));
+  const page = withPagePolicy(readFileSync(file, 'utf8'));
   if (page === undefined) {
     rmSync(file, { force: true });
-    return "Allure's page still loads its analytics tag after it was removed; the report was not written";
+    return `Allure's page has no "${HEAD}" to put its Content-Security-Policy after (the allure package changed its template?); no report was written, since without it opening the page would load Google Analytics`;
   }
-  writeFileSync(file, withVerdictFirst(page));
+  writeFileSync(file, page);
   return undefined;
 }
 
+/** Where the policy goes: the page's <head> as Allure's awesome template writes it (allure ~3.18). */
+export const HEAD = '<head>';
+
 /**
- * Keeps the page on its header (the verdict) when it opens. On load, Allure's tree gives keyboard
- * focus to its first leaf and scrolls it to the middle of the pane whenever it sits below the
- * fold (or within the height of the tree's sticky filter bar of it), which on a 900-pixel window
- * is always: the report opened on the tree with its name, the verdict, scrolled out of sight.
- * Until the reader scrolls, types, clicks or touches, the pane's scroll is put back to the top; a
- * link to a test result (a #hash) opens where it points.
+ * What the report's page may load: its own inline scripts and styles, and data: and blob: URLs
+ * (the single file embeds its script, its fonts and its data so); nothing from any other origin,
+ * the Google Analytics tag Allure's template adds among them (allure-framework/allure3#476), and no
+ * form sent anywhere. Links a reader follows (the RFCs a requirement cites) still open.
  */
-export const VERDICT_FIRST = `<script>
-      (function () {
-        if (location.hash) return;
-        var reading = false;
-        var stop = function () { reading = true; };
-        ['wheel', 'keydown', 'mousedown', 'touchstart'].forEach(function (type) {
-          window.addEventListener(type, stop, { capture: true, passive: true, once: true });
-        });
-        setTimeout(stop, 15000);
-        document.addEventListener('scroll', function (event) {
-          var pane = event.target;
-          if (!reading && pane instanceof HTMLElement && pane.hasAttribute('data-tree-scroll-container')) pane.scrollTop = 0;
-        }, true);
-      })();
-    </script>`;
+export const PAGE_POLICY = [
+  "default-src 'none'",
+  "script-src 'unsafe-inline' data: blob:",
+  "style-src 'unsafe-inline' data: blob:",
+  'img-src data: blob:',
+  'font-src data: blob:',
+  'connect-src data: blob:',
+  'media-src data: blob:',
+  'worker-src data: blob:',
+  'frame-src data: blob:',
+  "form-action 'none'",
+].join('; ');
 
-function withVerdictFirst(html: string): string {
-  const end = html.lastIndexOf('</body>');
-  return end < 0 ? html : `${html.slice(0, end)}${VERDICT_FIRST}\n${html.slice(end)}`;
-}
-
-/** Allure's Google Analytics tag: the loader script and the inline script that configures it. */
-const ANALYTICS =
-  /<script[^>]*\bsrc="https:\/\/www\.googletagmanager\.com\/[^"]*"[^>]*>\s*<\/script>\s*(<script>(?:(?!<\/script>)[\s\S])*\bgtag\((?:(?!<\/script>)[\s\S])*<\/script>)?/g;
-
-/** The page without the analytics tag; undefined when a trace of it is left (Allure changed its template). */
-export function withoutAnalytics(html: string): string | undefined {
-  const page = html.replace(ANALYTICS, '');
-  return /googletagmanager|\bgtag\(|dataLayer/.test(page) ? undefined : page;
+/**
+ * The page with PAGE_POLICY as a meta tag right after its <head> (found as written, not searched
+ * for by pattern), or undefined when the page has none. The comment in the page says why.
+ */
+export function withPagePolicy(html: string): string | undefined {
+  const at = html.indexOf(HEAD);
+  if (at < 0) return undefined;
+  const end = at + HEAD.length;
+  const meta = `\n    <!-- petstore-conformance: nothing but this page loads (https://github.com/allure-framework/allure3/issues/476) -->\n    <meta http-equiv="Content-Security-Policy" content="${PAGE_POLICY}">`;
+  return `${html.slice(0, end)}${meta}${html.slice(end)}`;
 }
 
 function runAllure(args: string[], cwd: string, timeoutMs: number): Promise<string | undefined> {

@@ -25,7 +25,7 @@ import { Progress, startLines } from '../console/progress.ts';
 import type { RunExtras } from '../record/command.ts';
 import { CannotJudgeError, oneLine, stopReason } from '../record/errors.ts';
 import { LOG_BODY_BYTES } from '../record/exchanges.ts';
-import { ALLURE_RESULTS, allureAttachments, cannotJudgeRecord, type RunRecord } from '../record/record.ts';
+import { cannotJudgeRecord, type RunRecord } from '../record/record.ts';
 import type { RerunSource } from '../record/rerun.ts';
 import { responseTimeStats, timingsOfExchanges } from '../record/timings.ts';
 import type { CheckInfo } from '../reports/events.ts';
@@ -86,7 +86,7 @@ async function stages(
   stop: AbortSignal,
   givenDeps: Dependencies | undefined,
 ): Promise<number> {
-  // vitest and allure-vitest (about 0.3 s to load) load while the plan is made and the target
+  // vitest (about 0.3 s to load) loads while the plan is made and the target
   // opens; awaited only once the spec is known good. The dependencies load first, alone (a few
   // modules): the reference's thread starts as soon as they are in, rather than when they have come
   // through vitest's loading too, and is listening by the time vitest has loaded.
@@ -204,9 +204,6 @@ async function judged(
     runSuites,
     staging,
     logBodyBytes: options.har ? LOG_BODY_BYTES : 0,
-    // Each check's attachments go into the report folder as it finishes, while the main thread
-    // waits on the checks, rather than at the run's end (one file each: about 0.2 s on a slow disk).
-    onAllureStaged: (files) => folder.writeAhead(ALLURE_RESULTS, allureAttachments(files)),
     stop: stop,
     events: listeners,
   });
@@ -236,11 +233,7 @@ async function judged(
     ...(judgement.rerun ? { rerun: judgement.rerun } : {}),
     ...(judgement.expected ? { expected: judgement.expected } : {}),
     responseTimes: responseTimeStats(timingsOfExchanges(exchanges), [...plan.spec.operations.keys()]),
-    checks: {
-      outcomes: checked.outcomes,
-      catalog: plan.spec.catalog,
-      allureResults: staging.allureResults,
-    },
+    checks: { outcomes: checked.outcomes, catalog: plan.spec.catalog },
   };
 }
 

@@ -10,11 +10,11 @@
  * in every spelling of the key: no secret leaves the worker in the log. Bodies are kept up to a bound
  * (the rest only counted), an answer's masked before it is cut.
  */
-import { isUtf8 } from 'node:buffer';
 import { BroadcastChannel } from 'node:worker_threads';
 import { type Route, type RouteMatch, routeMatcher } from '../../catalog/routes.ts';
-import { type ExchangeResult, MASK_MARGIN, type SentRequest, shownUrl } from './exchange.ts';
-import { redact, redactBytes, redactRequestHeaders, redactResponseHeaders } from './redact.ts';
+import { type BodyExcerpt, bodyExcerpt } from './body.ts';
+import { type ExchangeResult, type SentRequest, shownUrl } from './exchange.ts';
+import { redact, redactRequestHeaders, redactResponseHeaders } from './redact.ts';
 import { pathUnder } from './url.ts';
 
 /** The key in vitest's provide/inject under which the CLI hands the log's settings to the workers. */
@@ -41,17 +41,8 @@ declare module 'vitest' {
 /** An operation of the service: "GET /pets/{petId}" (showPetById). */
 export type LoggedOperation = Route;
 
-/** A body as logged: its size, and its first bytes (masked) as text or base64. */
-export interface LoggedBody {
-  /** Bytes of the body as sent or received (a response's at most the client's read cap). */
-  readonly size: number;
-  /** The body, masked, up to the log's bound; absent when the log keeps no bodies. */
-  readonly text?: string;
-  /** 'base64' when the body is not UTF-8 text. */
-  readonly encoding?: 'base64';
-  /** `text` holds only the first bytes of the body (the log's bound). */
-  readonly cut?: true;
-}
+/** A body as logged: its size, and its first bytes (masked) as text or base64 (body.ts). */
+export type LoggedBody = BodyExcerpt;
 
 /** One entry of the log: one request and what came back (or why nothing did). */
 export interface LoggedExchange {
@@ -171,63 +162,10 @@ export function exchangeSink(
 }
 
 /**
- * A body as logged, cut back to a whole UTF-8 character: an answer's (`fromServer`) masked before it
- * is cut (a cut inside a secret would leave its first characters unmasked), a request's as sent.
+ * A body as logged (body.ts, as every report keeps a body): an answer's (`fromServer`) masked, then
+ * cut at the log's bound; a request's as the suite sent it.
  */
-export function loggedBody(body: Uint8Array, bound: number, fromServer = true): LoggedBody {
-  if (body.length === 0 || bound <= 0) return { size: body.length };
-  const bytes = Buffer.from(body.buffer, body.byteOffset, body.length);
-  if (!fromServer) return asSent(bytes, bound);
-  // Only the bytes kept and a margin past them are masked: a secret in its longest spelling (every
-  // character escaped several times over) that starts before the cut ends within the margin.
-  const head = bytes.subarray(0, bound + MASK_MARGIN);
-  if (isUtf8(bytes)) {
-    if (bytes.length <= bound) {
-      // Most bodies: text kept whole, with nothing to mask.
-      const text = bytes.toString('utf8');
-      if (redact(text) === text) return { size: body.length, text };
-    }
-    const masked = Buffer.from(redact(head.subarray(0, charBoundary(head, head.length)).toString('utf8')));
-    if (masked.length <= bound && head.length === bytes.length)
-      return { size: body.length, text: masked.toString('utf8') };
-    const end = charBoundary(masked, Math.min(bound, masked.length));
-    return { size: body.length, text: masked.subarray(0, end).toString('utf8'), cut: true };
-  }
-  const masked = redactBytes(head);
-  return {
-    size: body.length,
-    text: masked.subarray(0, bound).toString('base64'),
-    encoding: 'base64',
-    ...(bytes.length > bound || masked.length > bound ? { cut: true as const } : {}),
-  };
-}
-
-/** A body the suite sent, logged as sent up to the bound. */
-function asSent(bytes: Buffer, bound: number): LoggedBody {
-  const cut = bytes.length > bound;
-  if (isUtf8(bytes)) {
-    const end = charBoundary(bytes, Math.min(bound, bytes.length));
-    return {
-      size: bytes.length,
-      text: bytes.subarray(0, end).toString('utf8'),
-      ...(cut ? { cut: true as const } : {}),
-    };
-  }
-  return {
-    size: bytes.length,
-    text: bytes.subarray(0, bound).toString('base64'),
-    encoding: 'base64',
-    ...(cut ? { cut: true as const } : {}),
-  };
-}
-
-/** `end`, moved back to the start of the UTF-8 character it falls in (the whole buffer when at its end). */
-function charBoundary(bytes: Buffer, end: number): number {
-  if (end >= bytes.length) return bytes.length;
-  let at = end;
-  while (at > 0 && (bytes[at]! & 0xc0) === 0x80) at--;
-  return at;
-}
+export const loggedBody = bodyExcerpt;
 
 /** The operation of a request: its URL's path under the base URL, matched against the routes (catalog/routes.ts). */
 export function operationMatcher(

@@ -1,3 +1,5 @@
+import { STATUS_CODES } from 'node:http';
+import { type BodyExcerpt, bodyExcerpt, bodyForReading, formatBytes } from './body.ts';
 import {
   isSecretHeader,
   MASK,
@@ -7,7 +9,9 @@ import {
   redactUrl,
 } from './redact.ts';
 
-/** How much of a body an exchange record, a message or an attachment shows. */
+export { formatBytes };
+
+/** How much of a body an exchange record keeps, and so an attachment shows. */
 export const EXCERPT_BYTES = 4096;
 
 /** One request and what came back, as shown in reports: secrets masked, bodies cut to an excerpt. */
@@ -17,16 +21,13 @@ export interface ExchangeRecord {
   readonly url: string;
   /** As sent, the values of the secret headers masked (the key's, Authorization, Cookie). */
   readonly requestHeaders: Readonly<Record<string, string>>;
-  /** An excerpt (EXCERPT_BYTES) of the body the suite sent, as sent; absent without a body. */
-  readonly requestBody?: string;
-  readonly requestBytes?: number;
+  /** Its first EXCERPT_BYTES, as the suite sent it (body.ts); absent without a body. */
+  readonly requestBody?: BodyExcerpt;
   /** Absent when no response came (see error). */
   readonly status?: number;
   readonly responseHeaders?: Readonly<Record<string, string>>;
-  /** An excerpt (EXCERPT_BYTES), masked. */
-  readonly responseBody?: string;
-  /** Bytes of body read (at most the client's cap). */
-  readonly responseBytes?: number;
+  /** Its first EXCERPT_BYTES, masked; its size is what was read (at most the client's cap). */
+  readonly responseBody?: BodyExcerpt;
   /** The body was longer than the client's cap; reading stopped there. */
   readonly truncated?: boolean;
   /** What went wrong on the way, when no complete response came (timeout, reset, refused). */
@@ -60,36 +61,6 @@ export function shellQuote(text: string): string {
   return `'${text.replace(/'/g, `'\\''`)}'`;
 }
 
-/**
- * The body, in at most `bytes` bytes of UTF-8, with a note when cut; a body from the server
- * (`fromServer`) masked before it is cut: a cut inside a secret would otherwise leave its first
- * characters unmasked. Only the bytes shown and a margin past them are masked, as the exchange log
- * masks (exchange-log.ts): a secret in its longest spelling that starts before the cut ends within
- * the margin, and a body of megabytes is not decoded and masked whole to show its first kilobytes.
- * The size in the note is that of the body masked, the bytes past the margin counted as they are. A
- * body the suite sent is its own words, shown as sent.
- */
-export function excerpt(body: Uint8Array | string, bytes = EXCERPT_BYTES, fromServer = true): string {
-  const raw =
-    typeof body === 'string' ? Buffer.from(body) : Buffer.from(body.buffer, body.byteOffset, body.length);
-  const end = raw.length <= bytes + MASK_MARGIN ? raw.length : charStart(raw, bytes + MASK_MARGIN);
-  const head = raw.subarray(0, end).toString('utf8');
-  const buf = Buffer.from(fromServer ? redact(head) : head);
-  const size = buf.length + (raw.length - end);
-  if (size <= bytes) return buf.toString('utf8');
-  return `${buf.subarray(0, bytes).toString('utf8')}… (cut at ${formatBytes(bytes)} of ${formatBytes(size)})`;
-}
-
-/** Bytes masked past what an excerpt shows: room for a key of a few hundred characters in its longest spelling. */
-export const MASK_MARGIN = 16 * 1024;
-
-/** `at`, moved back to the start of the UTF-8 character it falls in. */
-function charStart(bytes: Buffer, at: number): number {
-  let i = at;
-  while (i > 0 && (bytes[i]! & 0xc0) === 0x80) i--;
-  return i;
-}
-
 /** A text of the server's, masked, then cut to at most `max` characters (with "…" when cut). */
 export function clip(text: string, max: number, suffix = (length: number) => `… (${length} chars)`): string {
   return shorten(redact(text), max, suffix);
@@ -102,13 +73,6 @@ export function shorten(
   suffix = (length: number) => `… (${length} chars)`,
 ): string {
   return text.length <= max ? text : `${text.slice(0, max)}${suffix(text.length)}`;
-}
-
-/** 4096 → "4 KiB", 1048576 → "1 MiB", 100 → "100 bytes". */
-export function formatBytes(n: number): string {
-  if (n >= 1024 * 1024 && n % (1024 * 1024) === 0) return `${n / (1024 * 1024)} MiB`;
-  if (n >= 1024 && n % 1024 === 0) return `${n / 1024} KiB`;
-  return `${n} bytes`;
 }
 
 /** Bodies up to this size are written into a curl line; larger ones need a producing command. */
@@ -165,10 +129,10 @@ export function recordExchange(req: SentRequest, res: ExchangeResult): ExchangeR
   // The getters are shared by every record (they find theirs through `pending`), so that records with
   // the same fields share V8's hidden class: a getter made per record made each one a dictionary.
   const fields: (keyof ExchangeRecord)[] = ['method', 'url', 'requestHeaders'];
-  if (req.body) fields.push('requestBody', 'requestBytes');
+  if (req.body) fields.push('requestBody');
   if (res.status !== undefined) fields.push('status');
   if (res.headers) fields.push('responseHeaders');
-  if (res.body) fields.push('responseBody', 'responseBytes');
+  if (res.body) fields.push('responseBody');
   if (res.truncated) fields.push('truncated');
   if (res.error) fields.push('error');
   if (res.retries) fields.push('retries');
@@ -192,11 +156,9 @@ const RECORD_FIELDS = [
   'url',
   'requestHeaders',
   'requestBody',
-  'requestBytes',
   'status',
   'responseHeaders',
   'responseBody',
-  'responseBytes',
   'truncated',
   'error',
   'retries',
@@ -238,12 +200,10 @@ function maskedRecord(req: SentRequest, res: ExchangeResult): ExchangeRecord {
     method: req.method,
     url: shownUrl(req),
     requestHeaders: redactRequestHeaders(req.headers),
-    ...(req.body
-      ? { requestBody: excerpt(req.body, EXCERPT_BYTES, false), requestBytes: req.body.length }
-      : {}),
+    ...(req.body ? { requestBody: bodyExcerpt(req.body, EXCERPT_BYTES, false) } : {}),
     ...(res.status !== undefined ? { status: res.status } : {}),
     ...(res.headers ? { responseHeaders: redactResponseHeaders(res.headers) } : {}),
-    ...(res.body ? { responseBody: excerpt(res.body), responseBytes: res.body.length } : {}),
+    ...(res.body ? { responseBody: bodyExcerpt(res.body, EXCERPT_BYTES) } : {}),
     ...(res.truncated ? { truncated: true } : {}),
     ...(res.error ? { error: redact(res.error) } : {}),
     ...(res.retries ? { retries: res.retries } : {}),
@@ -251,22 +211,72 @@ function maskedRecord(req: SentRequest, res: ExchangeResult): ExchangeRecord {
   };
 }
 
-/** An exchange as text, for attachments and logs: request line, headers, body; status line, headers, body. */
+/**
+ * An exchange as text, as the reports show it: the request, then the response (formatRequest,
+ * formatResponse).
+ */
 export function formatExchange(x: ExchangeRecord): string {
+  return `${formatRequest(x)}\n\n${formatResponse(x)}`;
+}
+
+/** "GET /v1/pets?limit=101": the method and the URL without its scheme and host. */
+export function requestTitle(x: ExchangeRecord): string {
+  return `${x.method} ${x.url.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i, '') || '/'}`;
+}
+
+/** "200 OK · 9031 bytes · 12 ms", or "no response · timeout after 5000 ms · after 5001 ms". */
+export function responseTitle(x: ExchangeRecord): string {
+  if (x.status === undefined) return `no response · ${x.error ?? 'unknown error'} · after ${x.durationMs} ms`;
+  const parts = [statusLine(x.status)];
+  if (x.responseBody !== undefined) parts.push(sizeOf(x.responseBody.size, x.truncated));
+  parts.push(`${x.durationMs} ms`);
+  return parts.join(' · ');
+}
+
+/** The request as sent: request line, headers, the body as it was sent (body.ts) and its size. */
+export function formatRequest(x: ExchangeRecord): string {
   const lines = [`${x.method} ${x.url}`];
   for (const [k, v] of Object.entries(x.requestHeaders)) lines.push(`${k}: ${v}`);
-  if (x.requestBody !== undefined) lines.push('', x.requestBody);
   lines.push('');
-  if (x.status === undefined) {
-    lines.push(`(no response: ${x.error ?? 'unknown'}) after ${x.durationMs} ms`);
-  } else {
-    lines.push(
-      `HTTP ${x.status}  (${x.durationMs} ms${x.retries ? `, after ${x.retries} 429 retries` : ''})`,
-    );
-    for (const [k, v] of Object.entries(x.responseHeaders ?? {})) lines.push(`${k}: ${v}`);
-    if (x.responseBody) lines.push('', x.responseBody);
-    if (x.truncated) lines.push(`… (body exceeded ${formatBytes(x.responseBytes ?? 0)}; reading stopped)`);
-    if (x.error) lines.push(`(then: ${x.error})`);
-  }
+  if (!x.requestBody?.size) lines.push('(no body)');
+  else lines.push(bodyForReading(x.requestBody), '', `body: ${sizeOf(x.requestBody.size)}`);
   return lines.join('\n');
+}
+
+/** The response as received: status line, headers, the body as it came (body.ts) and its size; or why none came. */
+export function formatResponse(x: ExchangeRecord): string {
+  if (x.status === undefined) {
+    return `(no response: ${x.error ?? 'unknown error'}) after ${x.durationMs} ms`;
+  }
+  const lines = [
+    `HTTP ${statusLine(x.status)}  (${x.durationMs} ms${x.retries ? `, after ${x.retries} 429 retries` : ''})`,
+  ];
+  for (const [k, v] of Object.entries(x.responseHeaders ?? {})) lines.push(`${k}: ${v}`);
+  lines.push('');
+  if (!x.responseBody?.size) lines.push('(no body)');
+  else
+    lines.push(
+      bodyForReading(x.responseBody, x.truncated),
+      '',
+      `body: ${sizeOf(x.responseBody.size, x.truncated)}`,
+    );
+  if (x.error) lines.push(`then: ${x.error}`);
+  return lines.join('\n');
+}
+
+function statusLine(status: number): string {
+  const reason = STATUS_CODES[status];
+  return reason ? `${status} ${reason}` : String(status);
+}
+
+/** "57 bytes", "9050 bytes (8.8 KiB)", and ", reading stopped at the size cap" when it did. */
+function sizeOf(bytes: number, truncated?: boolean): string {
+  const size = bytes < 1024 ? `${bytes} bytes` : `${bytes} bytes (${kib(bytes)})`;
+  return truncated ? `${size}, reading stopped at the size cap` : size;
+}
+
+function kib(bytes: number): string {
+  return bytes >= 1024 * 1024
+    ? `${(bytes / 1024 / 1024).toFixed(1)} MiB`
+    : `${(bytes / 1024).toFixed(1)} KiB`;
 }

@@ -1,7 +1,8 @@
+import { bodyExcerpt, bodyInline } from './body.ts';
 import type { Config } from './config.ts';
 import { type Contract, loadContract, type Schema } from './contract.ts';
 import type { SentRequest } from './exchange.ts';
-import { shorten, shownUrl, toCurl } from './exchange.ts';
+import { shownUrl, toCurl } from './exchange.ts';
 import { exactInteger, INT64_MAX, INT64_MIN, isExactNumber, parseBody } from './json.ts';
 import { pathAndQuery, splitUrl } from './url.ts';
 
@@ -496,7 +497,7 @@ export class Model {
     const by = what.createdBy;
     // On the same server the read shows it again; the comment says how the pet was made.
     const made = by
-      ? `  # pet ${by.id} was created by this run: ${by.sent.method} ${pathAndQuery(shownUrl(by.sent))} ${shorten(Buffer.from(by.sent.body ?? []).toString('utf8'), 300)} answered ${by.status ?? 'nothing'}`
+      ? `  # pet ${by.id} was created by this run: ${by.sent.method} ${pathAndQuery(shownUrl(by.sent))} ${bodyInline(bodyExcerpt(by.sent.body ?? new Uint8Array(), 300, false))} answered ${by.status ?? 'nothing'}`
       : '';
     return {
       requirementId,

@@ -1,7 +1,6 @@
 import { inject, type TestContext, test } from 'vitest';
 import type { Level, Need, Requirement } from '../../catalog/catalog.ts';
 import { selectionSkipReason } from '../../catalog/select.ts';
-import { FAILED_EVIDENCE, PASSED_EVIDENCE } from './allure.ts';
 import { blocked, isBlocked } from './blocked.ts';
 import { type ApiResponse, Client, type ServerErrorSeen, type SlowAnswer } from './client.ts';
 import { type Config, keyCarrier, REQUIREMENTS_KEY } from './config.ts';
@@ -23,10 +22,10 @@ declare module 'vitest' {
     case?: string;
     /**
      * The test's last exchanges, masked (a failed test's last FAILED_EVIDENCE, a passed one's
-     * PASSED_EVIDENCE): the Allure report attaches them (suites/reporter.ts).
+     * PASSED_EVIDENCE): the CLI's Allure results attach them (cli/reports/allure.ts).
      */
     evidence?: ExchangeRecord[];
-    /** What the test observed beside its verdict (CheckContext.note), masked: steps of its Allure result. */
+    /** What the test observed beside its verdict (CheckContext.note), masked: steps in the Allure results. */
     notes?: string[];
     /** The HTTP requests the test sent (429 retries not counted). */
     exchangeCount?: number;
@@ -132,6 +131,10 @@ export function skipReason(
   }
   return undefined;
 }
+
+/** How many of a check's last exchanges it keeps for the reports (TaskMeta.evidence): a failed check's, a passed check's. */
+export const FAILED_EVIDENCE = 10;
+export const PASSED_EVIDENCE = 2;
 
 /** Retried attempts a test keeps as evidence (the rest are counted). */
 const MAX_RETRIED_KEPT = 5;
@@ -304,7 +307,7 @@ function describeThrown(err: unknown): string {
 
 /**
  * Declares the test of one requirement (STYLE point 4). It refuses an id the catalog does not have,
- * is named `${id} ${title}`, carries the id in task.meta.requirementId (the Allure report labels it from there), and
+ * is named `${id} ${title}`, carries the id in task.meta.requirementId (every report files it by it), and
  * skips with a stable reason when the run does not allow it: "not selected by --only",
  * "excluded by --exclude", "--read-only: needs writes", "needs --api-key", "needs --auth-required",
  * "needs --max-response-time". Tests run concurrently.

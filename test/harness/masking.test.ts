@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, test } from 'vitest';
-import { evidenceMessages } from '../../suites/harness/allure.ts';
+import { evidenceAttachments } from '../../cli/reports/allure.ts';
 import { Client } from '../../suites/harness/client.ts';
 import { ConformanceError } from '../../suites/harness/errors.ts';
 import { formatExchange } from '../../suites/harness/exchange.ts';
@@ -164,7 +164,15 @@ describe('secrets are masked everywhere a failure shows', () => {
     await api.get('/pets');
     // As a check keeps them for the report (TaskMeta.evidence): plain copies of its records.
     const kept = api.exchanges.map((x) => ({ ...x }));
-    const sent = evidenceMessages(kept, Date.now()).map((m) => m.data.content);
+    const texts = (together: boolean) => {
+      const attached: string[] = [];
+      evidenceAttachments(kept, together, (name, text) => {
+        attached.push(text);
+        return { name, source: `${attached.length}-attachment.txt` };
+      });
+      return attached;
+    };
+    const sent = texts(false);
     // The request, then the response, each an attachment of its own.
     expect(sent).toHaveLength(2);
     expect(sent[0]).toContain('x-api-key: ***');
@@ -172,7 +180,7 @@ describe('secrets are masked everywhere a failure shows', () => {
     expect(sent.join('\n')).not.toContain(KEY);
     expect(JSON.stringify(kept)).not.toContain(KEY);
     // A passed check's, together in one.
-    const together = evidenceMessages(kept, Date.now(), true).map((m) => m.data.content);
+    const together = texts(true);
     expect(together).toHaveLength(1);
     expect(together[0]).toMatch(/x-api-key: \*\*\*[\s\S]*HTTP 500/);
     expect(together[0]).not.toContain(KEY);
