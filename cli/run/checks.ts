@@ -22,7 +22,7 @@ export interface Checked {
 }
 
 /**
- * The exchange log the workers post to, and the Allure results held in memory; the Allure reporter's
+ * The exchange log the worker appends to, and the Allure results held in memory; the Allure reporter's
  * private folder is gone after dispose() or when the run is interrupted.
  */
 export interface Staging {
@@ -30,7 +30,7 @@ export interface Staging {
   readonly allureResults: AllureFiles;
   /** The Allure reporter's own folder, written into only if its results cannot be held in memory (suites.ts). */
   readonly allureResultsDir: string;
-  /** Where the workers post the exchange log (suites/harness/exchange-log.ts, cli/record/exchanges.ts). */
+  /** Where the worker appends the exchange log (suites/harness/exchange-log.ts, cli/record/exchanges.ts). */
   readonly exchangeLog: ExchangeLogInbox;
   dispose(): void;
 }
@@ -43,13 +43,12 @@ export function openStaging(): Staging {
   const dir = mkdtempSync(path.join(tmpdir(), 'petstore-conformance-'));
   const remove = () => rmSync(dir, { recursive: true, force: true });
   process.on('exit', remove);
-  const exchangeLog = openExchangeLog();
+  const exchangeLog = openExchangeLog(path.join(dir, 'exchanges.jsonl'));
   return {
     allureResults: new Map(),
     allureResultsDir: path.join(dir, 'allure-results'),
     exchangeLog,
     dispose() {
-      exchangeLog.close();
       process.off('exit', remove);
       remove();
     },
@@ -77,7 +76,7 @@ export async function runChecks(input: RunChecksInput): Promise<Checked> {
   const { plan, config, deps } = input;
   const options = deps.suiteVitestOptions(config, plan.spec.openapi);
   const exchangeLog: ExchangeLogSettings = {
-    channel: input.staging.exchangeLog.channel,
+    file: input.staging.exchangeLog.file,
     bodyBytes: input.logBodyBytes,
     operations: [...plan.spec.operations].map(([operationId, route]) => {
       const [method = '', template = ''] = route.split(' ');

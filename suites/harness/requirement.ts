@@ -8,7 +8,7 @@ import { type Config, keyCarrier, REQUIREMENTS_KEY } from './config.ts';
 import { type Contract, loadContract } from './contract.ts';
 import { HTTP_MESSAGE_ID, isBrokenMessage, isConformanceError } from './errors.ts';
 import type { ExchangeRecord } from './exchange.ts';
-import { checkRunning, EXCHANGE_LOG_KEY, exchangeSink } from './exchange-log.ts';
+import { EXCHANGE_LOG_KEY, exchangeSink } from './exchange-log.ts';
 import { type Finding, type Model, runModel } from './model.ts';
 import { redact } from './redact.ts';
 import type { RetriedRequest } from './retry.ts';
@@ -219,7 +219,6 @@ function define(r: Requirement, row: Row | undefined, check: Check): void {
       newPet: (fields) => newPet(config, fields),
       freshId,
     };
-    const ended = checkRunning();
     try {
       await requireTheApi(r, config);
       await check(context);
@@ -249,7 +248,6 @@ function define(r: Requirement, row: Row | undefined, check: Check): void {
       if (!isConformanceError(err) && !ctx.signal.aborted) ctx.task.meta.suiteError = describeThrown(err);
       throw err;
     } finally {
-      ended();
       ctx.task.meta.exchangeCount = api.exchanges.length;
       if (api.serverErrors.length > 0) ctx.task.meta.serverErrors = [...api.serverErrors];
       if (api.findings.length > 0) ctx.task.meta.findings = [...api.findings];
