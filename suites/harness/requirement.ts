@@ -144,7 +144,7 @@ const KEY_ID = 'AUTH-KEY-ACCEPTED';
 const KEYLESS = new Set(['AUTH-MISSING-KEY-REFUSED', 'AUTH-WRONG-KEY-REFUSED']);
 
 /**
- * GET {base}/pets, once per worker and base URL, judged first: a 404 there means the API is not
+ * GET {base}/pets, once per run and base URL, judged first: a 404 there means the API is not
  * served under the base URL (a wrong prefix), and a 401 or 403 that the key is not let through. Every
  * other check is then blocked by VERSION-V1-PREFIX or AUTH-KEY-ACCEPTED instead of failing on its own
  * 404s or 401s. Any other answer, or none, lets the checks judge for themselves.
