@@ -10,17 +10,17 @@ import { CONFIG_KEY, type Config, OPENAPI_KEY, REQUIREMENTS_KEY } from './harnes
  * the run created (harness/model.ts), the pets the list checks count, one connection pool; so the
  * same seed, options and target send the same requests and create the same pets on 1, 2 or 16
  * cores. Two workers (once the default above 2 cores) each kept a model and a hundred pets of their
- * own: the same seed sent 706 requests and created 346 pets instead of 529 and 174, and a
- * conformant server answering every seventh request 429 was failed. On 2 cores one worker was also
+ * own: the same seed sent 619 requests and created 258 pets instead of 529 and 174 (in a process
+ * shown 16 cores), and a conformant server answering every seventh request 429 was failed. On 2 cores one worker was also
  * as fast as two, with 0.3 s less CPU (docs/benchmarks.md). Against a server that never answers, a
  * file takes about one timeout, so the run takes about 4 × timeoutMs (the four files of suites/).
  */
-export const WORKERS = 1;
+const WORKERS = 1;
 
 /**
  * The suite files in the order of their paths (create, cross, list, show), whatever vitest has
- * cached of earlier runs' durations (its own order): a file runs after the ones before it, and some checks see the pets of the files before theirs (ANY-PET-SCHEMA's list shows
- * the first pets stored, CREATE-INT64-EXACT's among them when the create file ran first). A fixed
+ * cached of earlier runs' durations (its own order): a file runs after the ones before it, and some
+ * checks see the pets of the files before theirs (ANY-PET-SCHEMA's list shows the first pets stored, CREATE-INT64-EXACT's among them when the create file ran first). A fixed
  * order makes that the same in every run.
  */
 class PathOrder implements TestSequencer {
