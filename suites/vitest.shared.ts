@@ -20,8 +20,9 @@ const WORKERS = 1;
 /**
  * The suite files in the order of their paths (create, cross, list, show), whatever vitest has
  * cached of earlier runs' durations (its own order): a file runs after the ones before it, and some
- * checks see the pets of the files before theirs (ANY-PET-SCHEMA's list shows the first pets stored, CREATE-INT64-EXACT's among them when the create file ran first). A fixed
- * order makes that the same in every run.
+ * checks see the pets of the files before theirs (ANY-PET-SCHEMA's list shows the first pets stored,
+ * CREATE-INT64-EXACT's among them when the create file ran first). A fixed order makes that the same
+ * in every run.
  */
 class PathOrder implements TestSequencer {
   shard(files: TestSpecification[]): TestSpecification[] {
