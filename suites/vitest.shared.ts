@@ -11,9 +11,10 @@ import { CONFIG_KEY, type Config, OPENAPI_KEY, REQUIREMENTS_KEY } from './harnes
  * same seed, options and target send the same requests and create the same pets on 1, 2 or 16
  * cores. Two workers (once the default above 2 cores) each kept a model and a hundred pets of their
  * own: the same seed sent 619 requests and created 258 pets instead of 529 and 174 (in a process
- * shown 16 cores), and a conformant server answering every seventh request 429 was failed. On 2 cores one worker was also
- * as fast as two, with 0.3 s less CPU (docs/benchmarks.md). Against a server that never answers, a
- * file takes about one timeout, so the run takes about 4 × timeoutMs (the four files of suites/).
+ * shown 16 cores), and a conformant server answering every seventh request 429 was failed. On 2
+ * cores one worker was also as fast as two, with 0.3 s less CPU (docs/benchmarks.md). Against a
+ * server that never answers, a file takes about one timeout, so the run takes about 4 × timeoutMs
+ * (the four files of suites/).
  */
 const WORKERS = 1;
 
