@@ -3,6 +3,9 @@
  * every check's outcome, and what the reports show of it, comes back through the CLI's reporter
  * (collector.ts), every exchange through the exchange log.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import type { Config } from '../../suites/harness/config.ts';
 import { EXCHANGE_LOG_KEY, type ExchangeLogSettings } from '../../suites/harness/exchange-log.ts';
 import { type ExchangeLogInbox, openExchangeLog } from '../record/exchanges.ts';
@@ -18,16 +21,32 @@ export interface Checked {
   readonly suiteRun: SuiteRun;
 }
 
-/** The exchange log the workers post to, open while the checks run. */
+/**
+ * The exchange log the worker appends to, in a staging folder of its own: gone after dispose() or
+ * when the run is interrupted.
+ */
 export interface Staging {
-  /** Where the workers post the exchange log (suites/harness/exchange-log.ts, cli/record/exchanges.ts). */
+  /** Where the worker appends the exchange log (suites/harness/exchange-log.ts, cli/record/exchanges.ts). */
   readonly exchangeLog: ExchangeLogInbox;
   dispose(): void;
 }
 
+/**
+ * A staging folder in the system's temporary folder. However the process ends (a run stopped by a
+ * second Ctrl-C included, run/interrupt.ts), it leaves no staging folder behind.
+ */
 export function openStaging(): Staging {
-  const exchangeLog = openExchangeLog();
-  return { exchangeLog, dispose: () => exchangeLog.close() };
+  const dir = mkdtempSync(path.join(tmpdir(), 'petstore-conformance-'));
+  const remove = () => rmSync(dir, { recursive: true, force: true });
+  process.on('exit', remove);
+  const exchangeLog = openExchangeLog(path.join(dir, 'exchanges.jsonl'));
+  return {
+    exchangeLog,
+    dispose() {
+      process.off('exit', remove);
+      remove();
+    },
+  };
 }
 
 export interface RunChecksInput {
@@ -49,7 +68,7 @@ export async function runChecks(input: RunChecksInput): Promise<Checked> {
   const { plan, config, deps } = input;
   const options = deps.suiteVitestOptions(config, plan.spec.openapi);
   const exchangeLog: ExchangeLogSettings = {
-    channel: input.staging.exchangeLog.channel,
+    file: input.staging.exchangeLog.file,
     bodyBytes: input.logBodyBytes,
     operations: [...plan.spec.operations].map(([operationId, route]) => {
       const [method = '', template = ''] = route.split(' ');

@@ -1,16 +1,17 @@
 /**
- * The exchange log of a run: every request a check sends and what came back, one entry each, posted
- * by the worker that sent it on the run's BroadcastChannel to the CLI's main thread, which keeps
- * them (cli/record/exchanges.ts) for exchanges.har and anything else that wants every exchange
- * (response times by operation). The worker keeps none: the main thread, idle while the checks
- * run, holds them, where a file per worker cost the busy worker about a twentieth of its time.
+ * The exchange log of a run: every request a check sends and what came back, one entry each,
+ * appended by the worker as the exchange ends, one line of JSON (JSON Lines), to a file in the run's
+ * staging folder, which the CLI reads once vitest has ended and its worker has exited
+ * (cli/record/exchanges.ts) for exchanges.har and anything else that wants every exchange (response
+ * times by operation). An entry is in the file when write() returns: whatever the check does next,
+ * however it ends, and whenever the worker is stopped, nothing is held back to be sent later.
  *
- * An entry is masked before it is posted, as every exchange shown is (redact.ts): the request where
+ * An entry is masked before it is written, as every exchange shown is (redact.ts): the request where
  * the suite put a secret (the key's header or query parameter, Authorization, cookies), the answer
  * in every spelling of the key: no secret leaves the worker in the log. Bodies are kept up to a bound
  * (the rest only counted), an answer's masked before it is cut.
  */
-import { BroadcastChannel } from 'node:worker_threads';
+import { appendFileSync } from 'node:fs';
 import { type Route, type RouteMatch, routeMatcher } from '../../catalog/routes.ts';
 import { type BodyExcerpt, bodyExcerpt } from './body.ts';
 import { type ExchangeResult, type SentRequest, shownUrl } from './exchange.ts';
@@ -24,8 +25,8 @@ export const EXCHANGE_LOG_KEY = 'petstoreConformanceExchangeLog' as const;
 export const EXCHANGE_LOG_VERSION = 1;
 
 export interface ExchangeLogSettings {
-  /** The name of the BroadcastChannel the workers post entries on (private to the run). */
-  readonly channel: string;
+  /** The file the worker appends entries to, one line each (in the run's private staging folder). */
+  readonly file: string;
   /** Bytes of each body kept in the log; 0 keeps sizes only. */
   readonly bodyBytes: number;
   /** The operations of spec/openapi.yaml, to name the one each request went to. */
@@ -156,7 +157,7 @@ export function exchangeSink(
         ...optional('error', result.error === undefined ? undefined : redact(result.error)),
         ...optional('retries', result.retries ? result.retries : undefined),
       };
-      post(settings.channel, line);
+      appendFileSync(settings.file, `${JSON.stringify(line)}\n`);
     },
   };
 }
@@ -177,89 +178,6 @@ export function operationMatcher(
   return (method, url) => {
     const path = under(url);
     return path === undefined ? undefined : match(method, path);
-  };
-}
-
-/** A worker's channel, the entries not yet posted, and the timer that posts them. */
-interface Outbox {
-  readonly port: BroadcastChannel;
-  readonly pending: LoggedExchange[];
-  timer?: NodeJS.Timeout | undefined;
-}
-
-/** What this worker keeps across module instances (they differ between isolated files), on globalThis. */
-function state(): { outboxes: Map<string, Outbox>; running: number } {
-  const key = Symbol.for('petstore-conformance.exchange-log');
-  const holder = globalThis as { [key]?: { outboxes: Map<string, Outbox>; running: number } };
-  holder[key] ??= { outboxes: new Map(), running: 0 };
-  return holder[key];
-}
-
-function outboxes(): Map<string, Outbox> {
-  return state().outboxes;
-}
-
-/**
- * The longest an entry waits in the worker while checks run. A message costs the worker about 0.1 ms
- * whatever its size (it wakes the main thread): posting each turn's entries took 150 messages in a
- * default run, a twentieth of the worker's time in the checks; this takes a handful.
- */
-export const POST_EVERY_MS = 200;
-/** Entries queued past which they are posted at once: what a worker holds stays bounded. */
-export const POST_AT = 256;
-
-/**
- * Queues an entry for the run's channel, opened once per worker and unreferenced, so that it never
- * keeps a worker alive. Queued entries are posted together, as one message: when the last check
- * running in the worker ends (checkRunning: the end of each file and of the run, so that every
- * entry is in the main thread's queue before vitest reports that the last check ended), every
- * POST_EVERY_MS meanwhile, and once POST_AT are queued.
- */
-function post(channel: string, entry: LoggedExchange): void {
-  const boxes = outboxes();
-  let box = boxes.get(channel);
-  if (box === undefined) {
-    const port = new BroadcastChannel(channel);
-    port.unref();
-    box = { port, pending: [] };
-    boxes.set(channel, box);
-  }
-  box.pending.push(entry);
-  if (box.pending.length >= POST_AT) send(box);
-  else if (box.timer === undefined) {
-    const queued = box;
-    box.timer = setTimeout(() => send(queued), POST_EVERY_MS);
-    box.timer.unref();
-  }
-}
-
-/** Posted as JSON text: cloning the entries' objects cost the worker about three times as much. */
-function send(box: Outbox): void {
-  if (box.timer !== undefined) {
-    clearTimeout(box.timer);
-    box.timer = undefined;
-  }
-  if (box.pending.length > 0) box.port.postMessage(JSON.stringify(box.pending.splice(0)));
-}
-
-/** Posts every entry this worker has queued, at once. */
-export function flushExchangeLog(): void {
-  for (const box of outboxes().values()) send(box);
-}
-
-/**
- * A check starts; the function returned ends it (once), and posts what the worker queued when no
- * other check of the worker is still running.
- */
-export function checkRunning(): () => void {
-  const s = state();
-  s.running++;
-  let ended = false;
-  return () => {
-    if (ended) return;
-    ended = true;
-    s.running = Math.max(0, s.running - 1);
-    if (s.running === 0) flushExchangeLog();
   };
 }
 

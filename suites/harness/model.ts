@@ -7,7 +7,7 @@ import { exactInteger, INT64_MAX, INT64_MIN, isExactNumber, parseBody } from './
 import { pathAndQuery, splitUrl } from './url.ts';
 
 /*
- * The run's model of the service (issue 18): what this worker created through it (each create as
+ * The run's model of the service (issue 18): what the run created through it (each create as
  * sent, byte for byte, and how it was answered), which creates were refused, and, read-only, the
  * pets it saw. Every client of a check reports its exchanges here (client.ts), and every answer to a
  * show or a list is held against it:
@@ -31,7 +31,7 @@ import { pathAndQuery, splitUrl } from './url.ts';
  * (404) after its create was answered 2xx is a pet lost: CREATE-PERSISTED's, or CREATE-CONCURRENT's
  * when every create of it overlapped another (judgeMissing).
  *
- * The model also knows which creates overlapped: a pet created while no other create of this worker
+ * The model also knows which creates overlapped: a pet created while no other create of the run
  * was in flight is one the server had to itself, so losing it is CREATE-PERSISTED's fault and not
  * CREATE-CONCURRENT's; `alone` creates wait for that (see admit()).
  */
@@ -67,7 +67,7 @@ export interface Attempt {
   readonly answeredAt?: number;
   /** Undefined until answered, and when no answer came. */
   readonly status?: number;
-  /** Another create of this worker was in flight while this one was. */
+  /** Another create of the run was in flight while this one was. */
   readonly overlapped: boolean;
 }
 
@@ -573,7 +573,7 @@ export class Model {
   }
 
   /**
-   * Lets a create go. An `alone` create waits until no other create of this worker is in flight, and
+   * Lets a create go. An `alone` create waits until no other create of the run is in flight, and
    * holds back those that come after it until it is answered; the others wait only for an `alone`
    * one (waiting or running). Each create in flight with another is marked overlapped.
    */
@@ -630,8 +630,9 @@ function integerOfDigits(text: string): bigint | undefined {
 }
 
 /**
- * The model of this worker's run against a base URL: one for every check of every file the worker
- * runs (module instances differ between isolated files; globalThis does not).
+ * The run's model against a base URL: one for every check of every file (a run has one worker,
+ * suites/vitest.shared.ts; the model is kept on globalThis, which outlives a module instance where
+ * vitest isolates files, as in the harness's own tests).
  */
 export async function runModel(config: Pick<Config, 'baseUrl' | 'readOnly'>): Promise<Model> {
   const key = Symbol.for('petstore-conformance.model');

@@ -39,7 +39,7 @@ const LIST_SHOWS_WHAT_EXISTS = 'LIST-LIMIT-FILLS';
 /**
  * Creates a pet a check needs. Any 2xx will do; anything else blocks the check by CREATE-OK (a
  * server that refuses a valid pet fails CREATE-OK's own check, which says so). `alone`: sent while no
- * other create of this worker is in flight (see model.ts), so that losing it cannot be a race.
+ * other create of the run is in flight (see model.ts), so that losing it cannot be a race.
  */
 export async function createPet(
   api: Client,
@@ -54,7 +54,7 @@ export async function createPet(
 
 /**
  * Creates a pet and shows it (GET /pets/{id}), for a check that judges whether pets are kept. A pet
- * not found (404) whose create overlapped another create of this worker may have been lost to a race,
+ * not found (404) whose create overlapped another create of the run may have been lost to a race,
  * which is CREATE-CONCURRENT's to judge: a second pet is then created alone (model.ts) and shown, so
  * that what the check judges is a pet the server had to itself. Returns the pet shown last and the
  * answer to its show; creates are not held back unless the first pet was lost.

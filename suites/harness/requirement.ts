@@ -7,7 +7,7 @@ import { type Config, keyCarrier, REQUIREMENTS_KEY } from './config.ts';
 import { type Contract, loadContract } from './contract.ts';
 import { HTTP_MESSAGE_ID, isBrokenMessage, isConformanceError } from './errors.ts';
 import type { ExchangeRecord } from './exchange.ts';
-import { checkRunning, EXCHANGE_LOG_KEY, exchangeSink } from './exchange-log.ts';
+import { EXCHANGE_LOG_KEY, exchangeSink } from './exchange-log.ts';
 import { type Finding, type Model, runModel } from './model.ts';
 import { redact } from './redact.ts';
 import type { RetriedRequest } from './retry.ts';
@@ -147,7 +147,7 @@ const KEY_ID = 'AUTH-KEY-ACCEPTED';
 const KEYLESS = new Set(['AUTH-MISSING-KEY-REFUSED', 'AUTH-WRONG-KEY-REFUSED']);
 
 /**
- * GET {base}/pets, once per worker and base URL, judged first: a 404 there means the API is not
+ * GET {base}/pets, once per run and base URL, judged first: a 404 there means the API is not
  * served under the base URL (a wrong prefix), and a 401 or 403 that the key is not let through. Every
  * other check is then blocked by VERSION-V1-PREFIX or AUTH-KEY-ACCEPTED instead of failing on its own
  * 404s or 401s. Any other answer, or none, lets the checks judge for themselves.
@@ -223,7 +223,6 @@ function define(r: Requirement, row: Row | undefined, check: Check): void {
       newPet: (fields) => newPet(config, fields),
       freshId,
     };
-    const ended = checkRunning();
     try {
       await requireTheApi(r, config);
       await check(context);
@@ -256,7 +255,6 @@ function define(r: Requirement, row: Row | undefined, check: Check): void {
       if (!ctx.signal.aborted) ctx.task.meta.suiteError = describeThrown(err);
       throw err;
     } finally {
-      ended();
       ctx.task.meta.exchangeCount = api.exchanges.length;
       if (api.serverErrors.length > 0) ctx.task.meta.serverErrors = [...api.serverErrors];
       if (api.findings.length > 0) ctx.task.meta.findings = [...api.findings];
