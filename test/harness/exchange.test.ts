@@ -158,9 +158,9 @@ describe('exchange records', () => {
     );
     expect(x.url).toBe(`${base}/zebras?limit=2`);
     expect(x.requestHeaders).toEqual({ 'content-type': 'application/json', 'x-note': 'zebras' });
-    expect(x.requestBody).toBe('{"tag":"zebras-conformance 1"}');
+    expect(x.requestBody?.text).toBe('{"tag":"zebras-conformance 1"}');
     expect(x.responseHeaders).toEqual({ 'x-echo': '***' });
-    expect(x.responseBody).toBe('no *** here');
+    expect(x.responseBody?.text).toBe('no *** here');
   });
 
   test("a create's reproduce line notes the pet when it is answered, though written when asked for", () => {
