@@ -1,14 +1,7 @@
 #!/usr/bin/env node
 // The petstore-conformance command. The code lives in cli/ (compiled to dist/cli/ by `npm run build`,
 // which `npm ci`, `npm install` and `npm pack` run through the prepare and prepack scripts).
-import { setFlagsFromString } from 'node:v8';
-import { tierUpFlag } from '../dist/cli/run/tier-up.js';
-
-// A run lasts about a second: V8 optimizes later than it would for a long-lived process, set before
-// the command's modules load (cli/run/tier-up.ts says why, and what it measured).
-const flag = tierUpFlag(process.versions.v8, process.execArgv);
-if (flag !== undefined) setFlagsFromString(flag);
-const { main } = await import('../dist/cli/main.js');
+import { main } from '../dist/cli/main.js';
 
 // An error that escapes everything is the tool's fault, never the server's: exit 2 (could not
 // judge), not Node's default 1, which would read as "non-conformant".

@@ -55,3 +55,25 @@ export function isSelected(id: string, selection: Selection): boolean {
 export function unmatchedPrefixes(ids: readonly string[], prefixes: readonly string[]): string[] {
   return prefixes.filter((prefix) => !ids.some((id) => matchesAny(id, [prefix])));
 }
+
+/**
+ * What is wrong with a run's selection over the catalog's ids, or undefined: each --only and
+ * --exclude prefix must match at least one requirement, or the user mistyped it; and together they
+ * must leave something to check.
+ */
+export function selectionProblem(ids: readonly string[], selection: Selection): string | undefined {
+  const operations = [...new Set(ids.map((id) => id.split('-')[0]))].join(', ');
+  for (const [flag, prefixes] of [
+    ['--only', selection.only],
+    ['--exclude', selection.exclude ?? []],
+  ] as const) {
+    const [unmatched] = unmatchedPrefixes(ids, prefixes);
+    if (unmatched !== undefined)
+      return `${flag} ${unmatched} ${flag === '--only' ? 'selects' : 'matches'} no requirement (id prefixes include ${operations}; petstore-conformance requirements lists them all)`;
+  }
+  if (!ids.some((id) => isSelected(id, selection))) {
+    const only = selection.only.length > 0 ? `--only ${selection.only.join(',')} and ` : '';
+    return `${only}--exclude ${(selection.exclude ?? []).join(',')} leave no requirement to check`;
+  }
+  return undefined;
+}

@@ -1,4 +1,3 @@
-import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import type { InlineConfig, TestSequencer, TestSpecification } from 'vitest/node';
 import { loadCatalog } from '../catalog/catalog.ts';
@@ -7,23 +6,24 @@ import { requestBudgetMs, testTimeoutFor } from './harness/budget.ts';
 import { CONFIG_KEY, type Config, OPENAPI_KEY, REQUIREMENTS_KEY } from './harness/config.ts';
 
 /**
- * Workers, each running its share of the test files one after another (with the tests of a file all
- * at once). A worker costs about 0.2 s of CPU to start, and during the checks one worker keeps its
- * core busy while the reference (on a thread of its own) and the main thread's reporters use about
- * a third of another. On 2 cores one worker ran the default run as fast as two or faster, with 0.3 s
- * less CPU (npm run bench, docs/benchmarks.md); with more cores, two split the checks. Against a
- * server that never answers, a file takes about one timeout, so the run takes about
- * (files / workers) × timeoutMs: with the four files of suites/ (list, create, show, cross), 4 ×
- * timeoutMs on 2 cores and 2 × with more.
+ * One worker, on every machine. The checks of a run share what that worker keeps: the model of what
+ * the run created (harness/model.ts), the pets the list checks count, one connection pool; so the
+ * same seed, options and target send the same requests and create the same pets on 1, 2 or 16
+ * cores. Two workers (once the default above 2 cores) each kept a model and a hundred pets of their
+ * own: the same seed sent 619 requests and created 258 pets instead of 529 and 174 (in a process
+ * shown 16 cores), and a conformant server answering every seventh request 429 was failed. On 2
+ * cores one worker was also as fast as two, with 0.3 s less CPU (docs/benchmarks.md). Against a
+ * server that never answers, a file takes about one timeout, so the run takes about 4 × timeoutMs
+ * (the four files of suites/).
  */
-const WORKERS = availableParallelism() > 2 ? 2 : 1;
+const WORKERS = 1;
 
 /**
  * The suite files in the order of their paths (create, cross, list, show), whatever vitest has
- * cached of earlier runs' durations (its own order): with one worker a file runs after the ones
- * before it, and some checks see the pets of the files before theirs (ANY-PET-SCHEMA's list shows
- * the first pets stored, CREATE-INT64-EXACT's among them when the create file ran first). A fixed
- * order makes that the same in every run.
+ * cached of earlier runs' durations (its own order): a file runs after the ones before it, and some
+ * checks see the pets of the files before theirs (ANY-PET-SCHEMA's list shows the first pets stored,
+ * CREATE-INT64-EXACT's among them when the create file ran first). A fixed order makes that the same
+ * in every run.
  */
 class PathOrder implements TestSequencer {
   shard(files: TestSpecification[]): TestSpecification[] {
@@ -41,18 +41,17 @@ class PathOrder implements TestSequencer {
  * adds its reporters; suites/vitest.config.ts uses them for developers. Reporters are not set here.
  *
  * - root is the package root (found from catalog/paths.ts), include is relative to it;
- * - no setup files: the Allure data of each check is made on the main thread by suites/reporter.ts
- *   from the test's meta, so allure-vitest's runtime is not loaded in the workers;
+ * - no setup files: what the reports show of a check it leaves in its test's meta, and the CLI
+ *   writes the Allure results from its record (cli/reports/allure.ts);
  * - provide hands the Config to the suites ({ [CONFIG_KEY]: config }), which inject it once, the
- *   catalog's requirements, read once here rather than once per worker, and, when the caller has it
+ *   catalog's requirements, read once here rather than in the worker, and, when the caller has it
  *   (the CLI's preflight), spec/openapi.yaml validated and dereferenced, so that no worker loads
  *   swagger-parser to dereference it again;
  * - testTimeout leaves room for every sequential request of a check to time out (harness/budget.ts),
  *   so that a server that never answers fails each check with the client's own message, not vitest's;
- * - tests of a file run concurrently, and files one after another on one or two workers (WORKERS)
- *   that are not isolated per file (the harness keeps no state a file could leak: one connection
- *   pool, one compiled contract per worker): against a server that hangs, the whole run takes a few
- *   × timeoutMs;
+ * - tests of a file run concurrently, and files one after another on one worker (WORKERS), not
+ *   isolated per file: the files share the run's model, its connection pool and its compiled
+ *   contract; against a server that hangs, the whole run takes a few × timeoutMs;
  * - the harness the suites import is its compiled twin in dist/ when these options come from dist/
  *   (the CLI), loaded by Node in the worker rather than transformed by vitest (compiledHarness()).
  *
@@ -75,7 +74,7 @@ export function suiteVitestOptions(config: Config, openapi?: object): InlineConf
     pool: 'threads',
     maxWorkers: WORKERS,
     isolate: false,
-    fileParallelism: true,
+    fileParallelism: false,
     sequence: { concurrent: true, sequencer: PathOrder },
     maxConcurrency: 64,
     passWithNoTests: false,

@@ -83,25 +83,25 @@ describe('npm run build', () => {
   });
 
   test('compiles a changed source', () => {
-    appendFileSync(at('cli', 'across', 'text.ts'), '\nexport const BUILD_PROBE = 1;\n');
+    appendFileSync(at('cli', 'console', 'text.ts'), '\nexport const BUILD_PROBE = 1;\n');
     const changed = build();
     expect(changed.code, changed.output).toBe(0);
-    expect(readFileSync(at('dist', 'cli', 'across', 'text.js'), 'utf8')).toContain('BUILD_PROBE = 1');
+    expect(readFileSync(at('dist', 'cli', 'console', 'text.js'), 'utf8')).toContain('BUILD_PROBE = 1');
   }, 120_000);
 
   test('a failed build fails again, with its errors, until the source is fixed', () => {
-    const source = readFileSync(at('cli', 'across', 'text.ts'), 'utf8');
+    const source = readFileSync(at('cli', 'console', 'text.ts'), 'utf8');
     writeFileSync(
-      at('cli', 'across', 'text.ts'),
+      at('cli', 'console', 'text.ts'),
       `${source}\nexport const broken: number = 'not a number';\n`,
     );
     const failed = build();
     expect(failed.code).not.toBe(0);
-    expect(failed.output).toMatch(/cli\/across\/text\.ts.*TS2322/);
+    expect(failed.output).toMatch(/cli\/console\/text\.ts.*TS2322/);
     const still = build();
     expect(still.code).not.toBe(0);
-    expect(still.output).toMatch(/cli\/across\/text\.ts.*TS2322/);
-    writeFileSync(at('cli', 'across', 'text.ts'), source);
+    expect(still.output).toMatch(/cli\/console\/text\.ts.*TS2322/);
+    writeFileSync(at('cli', 'console', 'text.ts'), source);
     const fixed = build();
     expect(fixed.code, fixed.output).toBe(0);
   }, 180_000);

@@ -10,6 +10,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { type Paint, paintFor } from '../console/terminal.ts';
+import { clipLine, mdCell, mdCode, plural } from '../console/text.ts';
 import { type Env, EXIT, type Io, NAME, optionsOf } from '../record/command.ts';
 import { makeDirs } from '../record/dirs.ts';
 import { type Change, diffResults, type State } from './diff.ts';
@@ -20,7 +21,6 @@ import {
   type SummaryFile,
   SummaryFileError,
 } from './summary-file.ts';
-import { clipLine, mdCell, mdCode, plural } from './text.ts';
 
 const USAGE = `Usage: ${NAME} compare <before> <after> [--markdown <file>] [--allow-catalog-change]
 

@@ -15,7 +15,7 @@
  */
 import type { Level } from '../../catalog/catalog.ts';
 import type { BaselineOutcome } from '../record/record.ts';
-import { gates } from '../record/rollup.ts';
+import { gates, isBlockedResult } from '../record/rollup.ts';
 import type { SummaryResult } from './summary-file.ts';
 
 export type State = 'passed' | 'failed' | 'blocked' | 'skipped' | 'absent';
@@ -25,10 +25,7 @@ export type Comparable = Pick<SummaryResult, 'id' | 'level' | 'title' | 'status'
 
 export function stateOf(result: Pick<Comparable, 'status' | 'blockedBy'> | undefined): State {
   if (result === undefined) return 'absent';
-  if (result.status === 'skipped' && result.blockedBy !== undefined && result.blockedBy.length > 0) {
-    return 'blocked';
-  }
-  return result.status;
+  return isBlockedResult(result) ? 'blocked' : result.status;
 }
 
 export function isBad(state: State): boolean {
@@ -117,7 +114,7 @@ export function diffResults(
   return changes.sort((x, y) => rank(x) - rank(y));
 }
 
-/** What a baseline says of the run now, at the gating level (see cli/across/baseline.ts). */
+/** What a baseline says of the run now, at the gating level (see cli/run/plan.ts loadBaseline). */
 export type BaselineDiff = Pick<BaselineOutcome, 'newFailures' | 'stillFailing' | 'fixed'>;
 
 /** The run's results against the baseline's, both judged at the same gating level `strict`. */

@@ -8,10 +8,12 @@ import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import { type Level, loadCatalog, type Requirement } from '../../catalog/catalog.ts';
 import { specFiles } from '../../catalog/paths.ts';
+import { routeNames, routesOf } from '../../catalog/routes.ts';
+import { clipLine, html, mdCell, mdCode, plural } from '../console/text.ts';
 import { gates } from '../record/rollup.ts';
+import { operationLabel } from '../record/views.ts';
 import { stateOf } from './diff.ts';
 import type { Summary, SummaryResult } from './summary-file.ts';
-import { clipLine, html, mdCell, mdCode, plural } from './text.ts';
 
 /** A shields.io endpoint badge (https://shields.io/badges/endpoint-badge). */
 export interface Badge {
@@ -168,17 +170,9 @@ export interface CatalogView {
 
 /** The installed catalog and the routes of spec/openapi.yaml (read as plain YAML: no validation needed for labels). */
 export function installedCatalog(): CatalogView {
-  const routes = new Map<string, string>();
+  let routes = new Map<string, string>();
   try {
-    const api = parse(readFileSync(specFiles.openapi, 'utf8')) as {
-      paths?: Record<string, Record<string, { operationId?: unknown }>>;
-    };
-    for (const [route, item] of Object.entries(api.paths ?? {})) {
-      for (const [method, op] of Object.entries(item ?? {})) {
-        if (typeof op?.operationId === 'string')
-          routes.set(op.operationId, `${method.toUpperCase()} ${route}`);
-      }
-    }
+    routes = routeNames(routesOf(parse(readFileSync(specFiles.openapi, 'utf8'))));
   } catch {
     // Labels fall back to the operation ids.
   }
@@ -224,7 +218,7 @@ export function buildFleet(
   const known = new Set<string>();
   for (const r of catalog.requirements) {
     known.add(r.id);
-    const label = r.operation === 'any' ? 'any operation' : labelOf(r.operation, catalog.routes);
+    const label = operationLabel(r.operation, catalog.routes);
     const rows = groups.get(label) ?? [];
     rows.push(rowOf(r.id, r.level, r.title));
     groups.set(label, rows);
@@ -251,11 +245,6 @@ export function buildFleet(
     groups: [...groups].map(([label, rows]) => ({ label, rows })),
     ...(catalogNote === undefined ? {} : { catalogNote }),
   };
-}
-
-function labelOf(operation: string, routes: ReadonlyMap<string, string>): string {
-  const route = routes.get(operation);
-  return route ? `${route} (${operation})` : operation;
 }
 
 const SYMBOL: Record<CellState, string> = {

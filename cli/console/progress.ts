@@ -1,6 +1,6 @@
 /**
  * What the run prints while it runs: its first lines (the target, the seed, what is checked), then
- * one line per requirement as its checks finish. Every line goes through the run's redactor.
+ * one line per requirement as its checks finish.
  */
 import type { Requirement } from '../../catalog/catalog.ts';
 import { type Config, keyCarrier } from '../../suites/harness/config.ts';

@@ -15,37 +15,44 @@
  *
  * Afterwards every id in a `blockedBy` names a failed requirement.
  */
-import { describeFailure, type RequirementResult } from './results.ts';
+import { describeFailure, isBlockedResult, type RequirementResult } from './results.ts';
 
-const isBlocked = (r: RequirementResult | undefined): r is RequirementResult =>
-  r !== undefined && r.status === 'skipped' && (r.blockedBy?.length ?? 0) > 0;
+/**
+ * The roots of a blocked result: the failed requirements it reaches through its blockers, following
+ * those that are blocked in turn (never through itself, never round a circle), each once, in the
+ * order found. None when no failed requirement explains it.
+ */
+export function blockingRoots(r: RequirementResult, byId: ReadonlyMap<string, RequirementResult>): string[] {
+  const walk = (at: RequirementResult, seen: ReadonlySet<string>): string[] =>
+    (at.blockedBy ?? []).flatMap((id) => {
+      const blocker = byId.get(id);
+      if (!blocker || seen.has(id)) return [];
+      if (blocker.status === 'failed') return [id];
+      return isBlockedResult(blocker) ? walk(blocker, new Set([...seen, id])) : [];
+    });
+  return [...new Set(walk(r, new Set([r.id])))];
+}
 
 export function resolveBlocking(results: readonly RequirementResult[]): RequirementResult[] {
   let current = [...results];
   for (;;) {
     const byId = new Map(current.map((r) => [r.id, r]));
-    // The failed requirements a blocked one reaches through blockers that are blocked themselves.
-    const roots = (r: RequirementResult, seen: Set<string>): string[] =>
-      (r.blockedBy ?? []).flatMap((id) => {
-        const blocker = byId.get(id);
-        if (!blocker || seen.has(id)) return [];
-        if (blocker.status === 'failed') return [id];
-        return isBlocked(blocker) ? roots(blocker, new Set([...seen, id])) : [];
-      });
     const order = new Map(current.map((r, i) => [r.id, i]));
     const rooted = current.map((r) => {
-      if (!isBlocked(r)) return r;
-      const found = [...new Set(roots(r, new Set([r.id])))];
+      if (!isBlockedResult(r)) return r;
+      const found = blockingRoots(r, byId);
       if (found.length === 0) return r;
       found.sort((a, b) => (order.get(a) ?? 0) - (order.get(b) ?? 0));
       return { ...r, blockedBy: found };
     });
     const rootedById = new Map(rooted.map((r) => [r.id, r]));
-    const orphans = rooted.filter((r) => isBlocked(r) && roots(r, new Set([r.id])).length === 0);
+    const orphans = rooted.filter((r) => isBlockedResult(r) && blockingRoots(r, byId).length === 0);
     if (orphans.length === 0) return promoteGatingBlockers(rooted).map(withoutSuspicion);
     // Those whose blockers are all settled (passed, skipped, not run) fail first; only when none is
     // left do the ones in a circle fail, and what hung on the circle is then blocked by them.
-    const settled = orphans.filter((r) => (r.blockedBy ?? []).every((id) => !isBlocked(rootedById.get(id))));
+    const settled = orphans.filter((r) =>
+      (r.blockedBy ?? []).every((id) => !isBlockedResult(rootedById.get(id))),
+    );
     const failing = new Set(
       (settled.length > 0 ? settled : orphans.filter((r) => onCircle(r, rootedById))).map((r) => r.id),
     );
@@ -67,7 +74,7 @@ function onCircle(r: RequirementResult, byId: ReadonlyMap<string, RequirementRes
     (at.blockedBy ?? []).some((id) => {
       if (id === r.id) return true;
       const next = byId.get(id);
-      if (seen.has(id) || !isBlocked(next)) return false;
+      if (next === undefined || seen.has(id) || !isBlockedResult(next)) return false;
       seen.add(id);
       return walk(next);
     });
@@ -83,7 +90,7 @@ function failsItself(r: RequirementResult, byId: ReadonlyMap<string, Requirement
     ...(r.received === undefined ? {} : { received: r.received }),
   });
   const passed = blockedBy.filter((id) => byId.get(id)?.status === 'passed');
-  const circle = blockedBy.filter((id) => isBlocked(byId.get(id)));
+  const circle = blockedBy.filter((id) => isBlockedResult(byId.get(id)));
   const notRun = blockedBy.filter((id) => !passed.includes(id) && !circle.includes(id));
   const why = [
     passed.length > 0
@@ -118,7 +125,7 @@ function skipNote(r: RequirementResult | undefined): string {
 function promoteGatingBlockers(results: readonly RequirementResult[]): RequirementResult[] {
   const keeps = new Map<string, string[]>();
   for (const r of results) {
-    if (!isBlocked(r) || !r.gating) continue;
+    if (!isBlockedResult(r) || !r.gating) continue;
     for (const id of r.blockedBy ?? []) keeps.set(id, [...(keeps.get(id) ?? []), r.id]);
   }
   return results.map((r) => {

@@ -1,17 +1,18 @@
 /**
- * Receives a run's exchange log: every request the checks sent and what came back, one entry each,
- * as the workers posted them (suites/harness/exchange-log.ts, where the entry format is documented
- * field by field). Already masked. The writers that want every exchange read the run record's
- * `exchanges`: exchanges.har (reports/har.ts), response times by operation.
+ * Reads a run's exchange log: every request the checks sent and what came back, one entry each, as
+ * the worker appended them to the log's file as each exchange ended (suites/harness/exchange-log.ts,
+ * where the entry format is documented field by field). Already masked. The writers that want every
+ * exchange read the run record's `exchanges`: exchanges.har (reports/har.ts), response times by
+ * operation.
  *
- *   const log = openExchangeLog();                 // before the workers start: settings.channel
- *   …the checks run…
- *   await log.drain();
+ *   const log = openExchangeLog(path.join(staging, 'exchanges.jsonl'));   // settings.file
+ *   …the checks run; vitest ends and its worker exits…
  *   for (const x of log.entries()) x.operation?.path, x.durationMs, x.requirement, x.response?.status
- *   log.close();
+ *
+ * What the log holds does not depend on timing: the worker's writes are synchronous, and the file is
+ * read after the worker has exited (vitest's close() terminates it before startVitest resolves).
  */
-import { randomUUID } from 'node:crypto';
-import { BroadcastChannel } from 'node:worker_threads';
+import { readFileSync, writeFileSync } from 'node:fs';
 import {
   EXCHANGE_LOG_VERSION,
   type LoggedBody,
@@ -28,59 +29,35 @@ export type { LoggedBody, LoggedExchange, LoggedOperation };
  */
 export const LOG_BODY_BYTES = 64 * 1024;
 
-/** The main thread's end of a run's exchange log. */
+/** The CLI's end of a run's exchange log. */
 export interface ExchangeLogInbox {
-  /** The channel's name, for the workers (ExchangeLogSettings.channel). */
-  readonly channel: string;
+  /** The file the worker appends to (ExchangeLogSettings.file). */
+  readonly file: string;
   /**
-   * Every entry received, oldest first (by startedAt; the order received where two started in the
-   * same millisecond). A message of another version of the format is not an entry.
+   * Every entry of the file, oldest first (by startedAt; the order written where two started in the
+   * same millisecond), read when called: once vitest has ended. A line of another version of the
+   * format is not an entry; a last line without its end (a worker stopped as it wrote, when a run
+   * is interrupted) is left out.
    */
   entries(): LoggedExchange[];
-  /**
-   * Resolves once every entry posted before the call has been received: a worker's entry is in this
-   * thread's queue when its postMessage returns, and the queue is emptied when the event loop next
-   * polls, before the next turn's immediates run.
-   */
-  drain(): Promise<void>;
-  /** Stops receiving; the entries stay. */
-  close(): void;
 }
 
-/** Opens a run's exchange log: a BroadcastChannel of a name of its own, that never keeps the process alive. */
-export function openExchangeLog(): ExchangeLogInbox {
-  const channel = `petstore-conformance-exchanges-${randomUUID()}`;
-  const port = new BroadcastChannel(channel);
-  port.unref();
-  const received: LoggedExchange[] = [];
-  // A message is the entries of one turn of a worker's event loop, as JSON text (suites/harness/exchange-log.ts);
-  // anything else is not.
-  port.onmessage = (event) => {
-    const data = (event as MessageEvent).data as unknown;
-    if (typeof data !== 'string') return;
-    let batch: unknown;
-    try {
-      batch = JSON.parse(data);
-    } catch {
-      return;
-    }
-    if (!Array.isArray(batch)) return;
-    for (const x of batch as (LoggedExchange | undefined)[])
-      if (x?.v === EXCHANGE_LOG_VERSION) received.push(x);
-  };
+/** Opens a run's exchange log: `file`, created empty (the worker appends to it). */
+export function openExchangeLog(file: string): ExchangeLogInbox {
+  writeFileSync(file, '');
   return {
-    channel,
-    entries: () =>
-      received
-        .map((x, order) => ({ x, order }))
+    file,
+    entries: () => {
+      const lines = readFileSync(file, 'utf8').split('\n');
+      lines.pop(); // what follows the last line's end: nothing, or a line cut short
+      return lines
+        .map((line, order) => ({ x: JSON.parse(line) as LoggedExchange, order }))
+        .filter((e) => e.x.v === EXCHANGE_LOG_VERSION)
         .sort((a, b) =>
           a.x.startedAt < b.x.startedAt ? -1 : a.x.startedAt > b.x.startedAt ? 1 : a.order - b.order,
         )
-        .map((e) => e.x),
-    drain: async () => {
-      for (let turn = 0; turn < 2; turn++) await new Promise((resolve) => setImmediate(resolve));
+        .map((e) => e.x);
     },
-    close: () => port.close(),
   };
 }
 

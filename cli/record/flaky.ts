@@ -3,6 +3,7 @@
  * request again because the transport failed before any answer (suites/harness/retry.ts). It stays
  * `passed`; the reports mark it flaky, with the retries counted and the first attempts that failed.
  */
+import { pathAndQuery } from '../../suites/harness/url.ts';
 
 /** An attempt sent again: what was sent (masked) and what went wrong. */
 export interface RetriedAttempt {
@@ -33,7 +34,7 @@ export function flakinessOf(tests: readonly { readonly retries?: TestRetries }[]
 
 /** One line for an attempt sent again: "GET /v1/pets: connection reset by the server (ECONNRESET) after 2 ms, …". */
 export function retriedLine(a: RetriedAttempt): string {
-  return `${a.method} ${a.url.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i, '') || '/'}: ${a.error}`;
+  return `${a.method} ${pathAndQuery(a.url)}: ${a.error}`;
 }
 
 /** "1 retry", "3 retries". */

@@ -5,11 +5,12 @@
 import { createHash } from 'node:crypto';
 import { type Catalog, type Level, loadCatalog, type Requirement } from '../../catalog/catalog.ts';
 import type { Config } from '../../suites/harness/config.ts';
+import type { ExchangeRecord } from '../../suites/harness/exchange.ts';
 import { EXIT } from './command.ts';
 import type { LoggedExchange } from './exchanges.ts';
 import type { ExpectedOutcome } from './expected.ts';
 import type { RerunOutcome } from './rerun.ts';
-import { cannotJudgeRollUp, type RollUp, type TestOutcome } from './rollup.ts';
+import type { RollUp, TestOutcome } from './rollup.ts';
 import type { OperationTimes } from './timings.ts';
 
 export interface RunRecord {
@@ -49,37 +50,35 @@ export interface RunRecord {
   readonly configFile?: string;
 }
 
-/** What the checks of a run left besides the roll-up: each test's outcome and its evidence. */
+/** What the checks of a run left besides the roll-up: each check as the reports show it. */
 export interface ChecksLeft {
-  /** Every test's outcome, in the order they finished (a requirement may have several). */
-  readonly outcomes: readonly TestOutcome[];
+  /** Every check's outcome, in the order they finished (a requirement may have several). */
+  readonly outcomes: readonly CheckOutcome[];
   /** The catalog the checks answered to: the outputs quote its sources. */
   readonly catalog: Pick<Catalog, 'requirements' | 'unspecified'>;
-  /**
-   * What the Allure reporter wrote of the checks' results, their requests and responses attached,
-   * held in memory by file name (see AllureFiles); gone once the run is published.
-   */
-  readonly allureResults: AllureFiles;
 }
 
 /**
- * Files as an Allure writer writes them into a results folder, held in memory: file name → bytes.
- * The checks' results are staged here rather than in a folder, and written once, redacted, into the
- * report folder.
+ * A check as the reports show it: its outcome (what the roll-up judges), and what it left for the
+ * reports beside it in its test's meta (suites/harness/requirement.ts), read by the CLI's reporter
+ * (run/collector.ts) through vitest's public API. The Allure results are written from these
+ * (reports/allure.ts).
  */
-export type AllureFiles = Map<string, Buffer>;
+export interface CheckOutcome extends TestOutcome {
+  /** When it started, in ms since the epoch (vitest's TestCase.diagnostic()); absent when it never ran. */
+  readonly startedAt?: number;
+  /** The row of its table it checked ("limit=101"). */
+  readonly caseLabel?: string;
+  /** What it observed beside its verdict (CheckContext.note), masked. */
+  readonly notes?: readonly string[];
+  /** Its last exchanges, masked: a failed check's last ten, a passed check's last two. */
+  readonly evidence?: readonly ExchangeRecord[];
+  /** Failed: the frames of its suite file in its error's stack ("at suites/list/list.test.ts:48:3"). */
+  readonly trace?: string;
+}
 
 /** The report folder's sub-folder of Allure results. */
 export const ALLURE_RESULTS = 'allure-results';
-
-/**
- * The attachments among files a test staged (allure-js-commons names them `<uuid>-attachment.<ext>`):
- * prepareAllureResults() (reports/allure.ts) keeps them as they are, so that they can be written
- * ahead into the report folder while the checks run (ReportFolder.writeAhead).
- */
-export function allureAttachments(files: ReadonlyMap<string, Buffer>): Map<string, Buffer> {
-  return new Map([...files].filter(([name]) => /^[^/]*-attachment(\.[^/]*)?$/.test(name)));
-}
 
 /**
  * The exit status of a run (CONTRACT.md): 2 when it could not judge; else the gate of its expected
@@ -163,6 +162,30 @@ export function cannotJudgeRecord(input: {
     ...(input.internalError === undefined ? {} : { internalError: input.internalError }),
     ...(input.exchanges === undefined ? {} : { exchanges: input.exchanges }),
     ...(input.configFile === undefined ? {} : { configFile: input.configFile }),
+  };
+}
+
+/**
+ * The roll-up of a run that could not judge: every requirement skipped with the reason, totals zero,
+ * and the verdict non-conformant, so that a gate never reads a run that judged nothing as conformant.
+ */
+function cannotJudgeRollUp(requirements: readonly Requirement[], reason: string): RollUp {
+  return {
+    results: requirements.map((r) => ({
+      id: r.id,
+      level: r.level,
+      title: r.title,
+      operation: r.operation,
+      status: 'skipped',
+      message: `could not judge: ${reason}`,
+      gating: false,
+      tests: { passed: 0, failed: 0, skipped: 0 },
+      durationMs: 0,
+    })),
+    verdict: 'non-conformant',
+    totals: { passed: 0, failed: 0, skipped: 0, blocked: 0 },
+    unjudged: [],
+    suiteWarnings: [],
   };
 }
 

@@ -5,7 +5,7 @@
  * carries its source (RerunSource) into its record, where every writer shows the outcome.
  */
 import type { Level } from '../../catalog/catalog.ts';
-import { gates, type Status } from './rollup.ts';
+import { gates, isBlockedResult, type Status } from './rollup.ts';
 
 /** One result of the earlier run, as its summary.json gives it. */
 export interface EarlierResult {
@@ -50,10 +50,10 @@ export interface RerunOutcome {
   readonly preconditions: readonly string[];
 }
 
-/** The state a result is in: blocked is a skip with blockedBy. */
+/** The state a result is in, when bad: failed, or blocked (results.ts isBlockedResult). */
 function badState(r: Pick<EarlierResult, 'status' | 'blockedBy'>): Before | undefined {
   if (r.status === 'failed') return 'failed';
-  if (r.status === 'skipped' && (r.blockedBy?.length ?? 0) > 0) return 'blocked';
+  if (isBlockedResult(r)) return 'blocked';
   return undefined;
 }
 
@@ -128,4 +128,29 @@ export function rerunOutcome(
 /** The ids of the items in one state. */
 export function idsNow(outcome: RerunOutcome, now: Now): string[] {
   return outcome.items.filter((i) => i.now === now).map((i) => i.id);
+}
+
+/**
+ * What a rerun checked, in one line, of the earlier failures only (not of the requirements it left
+ * alone): "1 requirement checked: fixed", "2 requirements checked: 1 fixed, 1 still failing", and
+ * those it could not check now ("; 1 not checked: --read-only: needs writes").
+ */
+export function checkedText(outcome: RerunOutcome): string {
+  const checked = outcome.items.filter((i) => i.now !== 'not checked');
+  const states = (['fixed', 'still failing', 'blocked'] as const)
+    .map((now) => ({ now, n: checked.filter((i) => i.now === now).length }))
+    .filter(({ n }) => n > 0);
+  const head =
+    checked.length === 0
+      ? 'no requirement checked'
+      : `${checked.length} requirement${checked.length === 1 ? '' : 's'} checked: ${
+          checked.length === 1 ? states[0]!.now : states.map(({ now, n }) => `${n} ${now}`).join(', ')
+        }`;
+  const skipped = outcome.items.filter((i) => i.now === 'not checked');
+  const notes = [...new Set(skipped.map((i) => i.note).filter((n): n is string => n !== undefined))];
+  const tail =
+    skipped.length === 0
+      ? ''
+      : `; ${skipped.length} not checked${notes.length > 0 ? `: ${notes.join('; ')}` : ''}`;
+  return `${head}${tail}`;
 }

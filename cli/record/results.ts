@@ -55,6 +55,8 @@ export interface TestOutcome {
   readonly note?: string;
   readonly failures: readonly Failure[];
   readonly durationMs: number;
+  /** When it started, in milliseconds since the epoch (vitest's startTime); absent when it never ran. */
+  readonly startedAt?: number;
   /** The 5xx answers this test received (the first few). */
   readonly serverErrors?: readonly ServerErrorSeen[];
   /**
@@ -122,9 +124,13 @@ export interface RollUp {
   readonly suiteWarnings: readonly string[];
 }
 
-/** Whether a result is blocked: skipped because requirements it depends on failed. */
-export function isBlockedResult(r: RequirementResult): boolean {
-  return r.status === 'skipped' && r.blockedBy !== undefined && r.blockedBy.length > 0;
+/**
+ * Whether a result is blocked: skipped because requirements it depends on failed (its `blockedBy`).
+ * The one definition: the roll-up, the blocking rules, every report, rerun and compare ask it, of
+ * the roll-up's results and of a summary.json's alike.
+ */
+export function isBlockedResult(r: Pick<RequirementResult, 'status' | 'blockedBy'> | undefined): boolean {
+  return r !== undefined && r.status === 'skipped' && (r.blockedBy?.length ?? 0) > 0;
 }
 
 /** "what was expected and what came back", in one line. */

@@ -2,8 +2,9 @@
  * From test outcomes to one result per requirement of the catalog, and from those to the verdict.
  * Pure functions: the reporters, the console and the tests all see the same roll-up.
  */
-import type { Catalog, Level, Requirement } from '../../catalog/catalog.ts';
-import { EXCLUDED, NOT_SELECTED, selectionSkipReason, isSelected as selects } from '../../catalog/select.ts';
+import type { Catalog, Level } from '../../catalog/catalog.ts';
+import { EXCLUDED, NOT_SELECTED, selectionSkipReason } from '../../catalog/select.ts';
+import { pathAndQuery } from '../../suites/harness/url.ts';
 import { resolveBlocking } from './blocking.ts';
 import { flakinessOf } from './flaky.ts';
 import {
@@ -27,11 +28,6 @@ export type {
   TestOutcome,
 } from './results.ts';
 export { describeFailure, EXCLUDED, isBlockedResult, NO_5XX_ID, NOT_SELECTED };
-
-/** Whether a run checks a requirement: --only selects it (no prefixes selects all) and --exclude does not leave it out. */
-export function isSelected(id: string, only: readonly string[], exclude: readonly string[] = []): boolean {
-  return selects(id, { only, exclude });
-}
 
 /** Whether a failure of this level fails the run. */
 export function gates(level: Level, strict: boolean): boolean {
@@ -103,7 +99,7 @@ export function rollUp(
     if (r.id === NO_5XX_ID && failed.length === 0 && fiveHundreds.length > 0) {
       // A 5xx seen by any check breaks this MUST ("no request the suite sends … is answered with a 5xx").
       const [first, ...others] = fiveHundreds as [(typeof fiveHundreds)[0], ...typeof fiveHundreds];
-      const received = `${first.method} ${pathOf(first.url)} answered ${first.status} (seen while checking ${first.checking})${
+      const received = `${first.method} ${pathAndQuery(first.url)} answered ${first.status} (seen while checking ${first.checking})${
         others.length > 0 ? `; ${others.length} more 5xx seen by other checks` : ''
       }`;
       const expected = 'no 5xx status to any request the suite sends';
@@ -191,35 +187,6 @@ export function rollUp(
     ? 'non-conformant'
     : 'conformant';
   return { results: judged, verdict, totals, unjudged, suiteWarnings };
-}
-
-/**
- * The roll-up of a run that could not judge: every requirement skipped with the reason, totals zero,
- * and the verdict non-conformant, so that a gate never reads a run that judged nothing as conformant.
- */
-export function cannotJudgeRollUp(requirements: readonly Requirement[], reason: string): RollUp {
-  return {
-    results: requirements.map((r) => ({
-      id: r.id,
-      level: r.level,
-      title: r.title,
-      operation: r.operation,
-      status: 'skipped',
-      message: `could not judge: ${reason}`,
-      gating: false,
-      tests: { passed: 0, failed: 0, skipped: 0 },
-      durationMs: 0,
-    })),
-    verdict: 'non-conformant',
-    totals: { passed: 0, failed: 0, skipped: 0, blocked: 0 },
-    unjudged: [],
-    suiteWarnings: [],
-  };
-}
-
-/** A URL without its scheme and host: "/v1/pets/12abc". */
-function pathOf(url: string): string {
-  return url.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i, '') || '/';
 }
 
 /**

@@ -5,6 +5,7 @@
  */
 
 import type { SlowAnswer } from '../../suites/harness/client.ts';
+import { pathAndQuery } from '../../suites/harness/url.ts';
 
 export type { SlowAnswer };
 
@@ -34,8 +35,7 @@ export function slowAnswerFailure(
   if (seen.length === 0) return undefined;
   const total = outcomes.reduce((sum, o) => sum + (o.slowAnswers?.count ?? 0), 0);
   const slowest = seen.reduce((a, b) => (b.ms > a.ms ? b : a));
-  const path = slowest.url.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i, '') || '/';
-  const received = `${slowest.method} ${path}: ${slowest.ms} ms to answer ${slowest.status} (seen while checking ${slowest.checking})${
+  const received = `${slowest.method} ${pathAndQuery(slowest.url)}: ${slowest.ms} ms to answer ${slowest.status} (seen while checking ${slowest.checking})${
     total > 1 ? `; ${total - 1} more answer${total === 2 ? '' : 's'} over the budget` : ''
   }`;
   const expected = `every answer within ${slowest.budgetMs} ms (--max-response-time)`;

@@ -2,7 +2,8 @@
  * Response times: how fast the deployment answered, per operation. A pure function over a list of
  * {operation, durationMs} (each exchange that got an answer, timed by the suites' client from the
  * request sent to the last byte of the body read), so that it serves whatever gathers the list; a
- * run gathers it from its exchange log (timingsOfExchanges), where every answer is timed once.
+ * run gathers it from its exchange log (timingsOfExchanges), where every answer is timed once and
+ * named by its operation once.
  */
 import type { LoggedExchange } from './exchanges.ts';
 
@@ -69,61 +70,23 @@ function tenth(ms: number): number {
 }
 
 /**
- * The operation a request belongs to, from the contract's routes ("GET /pets/{petId}"): `path` is
- * relative to the base URL, without its query. OTHER when no route matches.
- */
-export function operationOf(method: string, path: string, routes: ReadonlyMap<string, string>): string {
-  const clean = path.split(/[?#]/)[0] ?? path;
-  for (const [operation, route] of routes) {
-    const [routeMethod, template] = route.split(' ');
-    if (routeMethod !== method.toUpperCase() || template === undefined) continue;
-    if (routePattern(template).test(clean)) return operation;
-  }
-  return OTHER;
-}
-
-const routePatterns = new Map<string, RegExp>();
-
-/** A path template as a pattern: /pets/{petId} matches /pets/12 and /pets/12/ (each template compiled once). */
-function routePattern(template: string): RegExp {
-  let pattern = routePatterns.get(template);
-  if (pattern === undefined) {
-    const source = template
-      .split(/\{[^}]+\}/)
-      .map((part) => part.replace(/[.*+?^$()|[\]\\]/g, '\\$&'))
-      .join('[^/]+');
-    pattern = new RegExp(`^${source}/?$`);
-    routePatterns.set(template, pattern);
-  }
-  return pattern;
-}
-
-/**
  * The answers of a run's exchange log, each timed and put under its operation: an answer a check
  * received is an exchange with a response and no error (a 429 is never handed to a check: one that
  * ends an exchange means the client gave up waiting), timed from its last attempt sent to the last
- * byte of its body (`wait` + `receive`: no 429 wait, no earlier attempt). The operation is matched
- * on the path under `baseUrl`.
+ * byte of its body (`wait` + `receive`: no 429 wait, no earlier attempt). The operation is the one
+ * the log named as it logged the request (catalog/routes.ts matched it), exchanges.har's too: OTHER
+ * where it named none, or a path without an operation for its method.
  */
 export function timingsOfExchanges(
-  exchanges: readonly Pick<LoggedExchange, 'request' | 'response' | 'error' | 'timings'>[],
-  baseUrl: string,
-  routes: ReadonlyMap<string, string>,
+  exchanges: readonly Pick<LoggedExchange, 'operation' | 'response' | 'error' | 'timings'>[],
 ): Timing[] {
   const timings: Timing[] = [];
   for (const x of exchanges) {
     if (x.response === undefined || x.error !== undefined || x.response.status === 429) continue;
     timings.push({
-      operation: operationOf(x.request.method, pathUnder(baseUrl, x.request.url), routes),
+      operation: x.operation?.operationId ?? OTHER,
       durationMs: x.timings.wait + x.timings.receive,
     });
   }
   return timings;
-}
-
-/** A URL's path under the base URL ("/pets/12"), without the query; the whole path when it is not under it. */
-function pathUnder(baseUrl: string, url: string): string {
-  const path = url.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i, '').split(/[?#]/)[0] ?? '';
-  const basePath = baseUrl.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i, '').replace(/\/+$/, '');
-  return basePath !== '' && path.startsWith(`${basePath}/`) ? path.slice(basePath.length) : path;
 }

@@ -4,16 +4,12 @@
  * functions of the record, shared by the console, the reports and the Allure results.
  */
 import type { Config } from '../../suites/harness/config.ts';
+import { blockingRoots } from './blocking.ts';
 import { isBlockedResult, type RequirementResult } from './rollup.ts';
 
 /** The key byCause() files blocked requirements under when no failed requirement explains them. */
 export const UNJUDGED_CAUSE = '';
 
-/**
- * Blocked requirements by the failed requirement that is their cause, following chains (blocked by a
- * requirement that is itself blocked). A requirement blocked only by requirements that were not
- * judged (not selected, skipped) is filed under UNJUDGED_CAUSE.
- */
 /**
  * How many of a failed requirement's checks failed, as the console and Allure say it ("2 of 3
  * checks failed"), or that none did, when its rule broke in an answer another check received (a
@@ -25,18 +21,16 @@ export function failedChecksText(r: RequirementResult): string | undefined {
   return checks > 1 ? `${r.tests.failed} of ${checks} checks failed` : undefined;
 }
 
+/**
+ * Blocked requirements by the failed requirement that is their cause, following chains (blocked by a
+ * requirement that is itself blocked). A requirement blocked only by requirements that were not
+ * judged (not selected, skipped) is filed under UNJUDGED_CAUSE.
+ */
 export function byCause(results: readonly RequirementResult[]): Map<string, RequirementResult[]> {
   const byId = new Map(results.map((r) => [r.id, r]));
-  const roots = (r: RequirementResult, seen: Set<string>): string[] =>
-    (r.blockedBy ?? []).flatMap((id) => {
-      const blocker = byId.get(id);
-      if (!blocker || seen.has(id)) return [];
-      if (blocker.status === 'failed') return [id];
-      return isBlockedResult(blocker) ? roots(blocker, new Set([...seen, id])) : [];
-    });
   const causes = new Map<string, RequirementResult[]>();
   for (const r of results.filter(isBlockedResult)) {
-    const found = [...new Set(roots(r, new Set([r.id])))];
+    const found = blockingRoots(r, byId);
     for (const cause of found.length > 0 ? found : [UNJUDGED_CAUSE]) {
       causes.set(cause, [...(causes.get(cause) ?? []), r]);
     }

@@ -1,193 +1,316 @@
 /**
- * The Allure results of a run, one per requirement. allure-vitest writes one result per check (a
- * requirement can have several: [limit=101], [limit=2^31]…); Allure counts, charts, categorises and
- * keeps history per result, so read as they come every number of the report would be per check. The
- * CLI therefore rewrites the staging folder, before it is copied through the redactor, into:
+ * The Allure results of a run (allure-results/), written by the CLI from the run's record with
+ * allure-js-commons' public types and the files its writer would write, one per requirement:
+ * Allure counts, charts, categorises and keeps history per result, so each requirement is one.
  *
  * - one result per catalog requirement, in the roll-up's status (summary.json's), named
- *   "ID (LEVEL) title", labelled with its operation, level and gating, described by the quoted
- *   sentence of the service document, linked to the RFCs behind it, with a history id of its own;
- * - its checks as its steps, each with its own status, its message (expected / received /
- *   reproduce) without stack frames of the harness, and the request and response attachments;
- * - environment.properties (the report's metadata: verdict, counts, target, seed, gating level),
- *   executor.json, and a globals file whose attachments are the run's overview: the verdict with
- *   every failure, and what the service document leaves unspecified with what the suite tolerates.
+ *   "ID (LEVEL) title", labelled with its operation, level, severity and gating, described by the
+ *   quoted sentence of the service document, linked to the RFCs behind it, with a history id of its
+ *   own;
+ * - its checks (record.checks.outcomes) as its steps, each with its own status, its message
+ *   (expected / received / reproduce) and the frames of its suite file, its notes, and its last
+ *   exchanges attached: a failed check's request and response of each, a passed check's together;
+ * - environment.properties (the report's metadata: verdict, counts, target, seed, gating level)
+ *   and a globals file whose attachments are the run's overview: the verdict with every failure,
+ *   and what the service document leaves unspecified with what the suite tolerates.
+ *
+ * Times agree with the record: a requirement is judged over the whole run (ANY-NO-5XX and the
+ * model's findings take every check's answers), so its result spans the run, from its start to
+ * record.durationMs later, and the report's duration is the console's; its checks keep the times they
+ * ran. Allure orders its tree by start: each requirement starts a millisecond after the one before it
+ * in the tree (treeOrder), so that the tree reads in the same order every run.
  */
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import {
+  Status as AllureStatus,
+  type Attachment,
+  type Globals,
+  type Label,
+  type Link,
+  Stage,
+  type StatusDetails,
+  type StepResult,
+  type TestResult,
+} from 'allure-js-commons';
+import { type Writer as AllureWriter, md5, stringifyEnvInfo } from 'allure-js-commons/sdk/reporter';
 import type { Catalog, Requirement } from '../../catalog/catalog.ts';
-import { rfcLinks } from '../../suites/harness/allure.ts';
+import {
+  type ExchangeRecord,
+  formatRequest,
+  formatResponse,
+  requestTitle,
+  responseTitle,
+} from '../../suites/harness/exchange.ts';
 import { excuseText } from '../record/expected.ts';
 import { retriedLine, retriesText } from '../record/flaky.ts';
-import { ALLURE_RESULTS, type AllureFiles, type RunRecord } from '../record/record.ts';
-import { isBlockedResult, type RequirementResult, type Status, type TestOutcome } from '../record/rollup.ts';
+import { ALLURE_RESULTS, type CheckOutcome, type RunRecord } from '../record/record.ts';
+import { isBlockedResult, type RequirementResult, type Status } from '../record/rollup.ts';
 import { failedChecksText, operationLabel, optionsText } from '../record/views.ts';
-import { HISTORY_FILE } from './folder.ts';
+import { HISTORY_FILE, type ReportFolder } from './folder.ts';
 import type { Writer } from './writer.ts';
 
-/**
- * allure-results/, for a run that judged: what the Allure reporter staged, rewritten into one
- * result per requirement (see the top of this file), written into the report folder redacted.
- */
+/** allure-results/, for a run that judged: one result per requirement (see the top of this file). */
 export const allureResults: Writer = {
   name: 'allure-results/',
-  async write(record, { folder }) {
+  write(record, { folder }) {
     const { checks } = record;
-    if (record.error !== undefined || checks === undefined || folder === undefined) {
-      // Attachments written ahead while the checks ran (allureAttachments) go with the results.
-      await folder?.discard(ALLURE_RESULTS);
-      return;
-    }
-    prepareAllureResults(checks.allureResults, {
+    if (record.error !== undefined || checks === undefined || folder === undefined) return;
+    const previous = previousStatuses(path.join(folder.dir, HISTORY_FILE));
+    const run = {
       record,
       catalog: checks.catalog,
       outcomes: checks.outcomes,
-      previous: previousStatuses(path.join(folder.dir, HISTORY_FILE)),
-    });
-    await folder.writeAll(checks.allureResults, ALLURE_RESULTS);
+      ...(previous ? { previous } : {}),
+    };
+    writeResults(run, new ResultsWriter(folder));
   },
 };
 
-/** The parts of an Allure 2 result file this module reads and writes. */
-export interface AllureStep {
-  name: string;
-  status?: string;
-  statusDetails?: { message?: string; trace?: string; flaky?: boolean; known?: boolean };
-  stage?: string;
-  steps?: AllureStep[];
-  attachments?: { name: string; source: string; type?: string }[];
-  parameters?: { name: string; value: string }[];
-  start?: number;
-  stop?: number;
-}
-
-export interface AllureResult extends AllureStep {
-  uuid: string;
-  historyId?: string;
-  testCaseId?: string;
-  fullName?: string;
-  description?: string;
-  labels: { name: string; value: string }[];
-  links: { name?: string; url: string; type?: string }[];
-}
-
+/** What the results are made of: the record, its checks, and the previous report's statuses. */
 export interface AllureRun {
   readonly record: RunRecord;
   readonly catalog: Pick<Catalog, 'requirements' | 'unspecified'>;
-  /** The vitest outcomes: they give each check its skip reason. */
-  readonly outcomes: readonly TestOutcome[];
+  readonly outcomes: readonly CheckOutcome[];
   /** Requirement id → status in the previous run with history in this report folder (see previousStatuses). */
   readonly previous?: ReadonlyMap<string, string>;
 }
 
-const SEVERITY = { MUST: 'critical', SHOULD: 'normal', MAY: 'minor' } as const;
-
-/**
- * Rewrites the results allure-vitest staged (file name → bytes) into the report's results, in
- * place (see the top of this file). A run whose reporter wrote nothing (cut short before any check
- * ended) is still reported.
- */
-export function prepareAllureResults(files: AllureFiles, run: AllureRun): void {
-  const checks: AllureResult[] = [];
-  for (const [name, content] of files) {
-    if (!name.endsWith('-result.json')) continue;
-    try {
-      checks.push(JSON.parse(content.toString('utf8')) as AllureResult);
-    } catch {
-      // A result the reporter could not finish writing: its check is still in the roll-up.
-    }
-    files.delete(name);
-  }
-  const { results, files: added } = requirementResults(checks, run);
-  for (const result of results) files.set(`${result.uuid}-result.json`, Buffer.from(JSON.stringify(result)));
-  for (const file of added) files.set(file.name, Buffer.from(file.content));
+/** What allure-results/ holds, as allure-js-commons' types, before it is written: pure, for the tests. */
+export interface AllureOutput {
+  readonly results: TestResult[];
+  /** Attachment file name (`<uuid>-attachment.txt`) → its text. */
+  readonly attachments: Map<string, string>;
+  /** environment.properties, as its writer takes it: the report's metadata, in the order shown. */
+  readonly environment: Record<string, string>;
+  /** The globals file: the overview attachments and the suite's warnings. */
+  readonly globals: { readonly name: string; readonly content: Globals };
 }
 
-/** The report's results from the checks' results: pure, for the tests. */
-export function requirementResults(
-  checks: readonly AllureResult[],
-  run: AllureRun,
-): { results: AllureResult[]; files: { name: string; content: string }[] } {
-  const { record, catalog } = run;
-  const byId = new Map<string, AllureResult[]>();
-  for (const check of checks) {
-    const id = check.labels?.find((l) => l.name === 'requirement')?.value;
-    if (id === undefined) continue;
-    byId.set(id, [...(byId.get(id) ?? []), check]);
+/**
+ * The parts of allure-js-commons' Writer the CLI uses, writing what its FileSystemWriter writes
+ * (the same file names, the same bytes) into the report folder's allure-results/ instead, through
+ * the folder's redactor, each file written once.
+ */
+export class ResultsWriter
+  implements Pick<AllureWriter, 'writeResult' | 'writeAttachment' | 'writeEnvironmentInfo' | 'writeGlobals'>
+{
+  constructor(private readonly folder: ReportFolder) {}
+
+  writeResult(result: TestResult): void {
+    this.folder.writeIn(ALLURE_RESULTS, `${result.uuid}-result.json`, JSON.stringify(result));
   }
-  const outcomes = new Map(run.outcomes.map((o) => [o.name, o]));
+
+  writeAttachment(distFileName: string, content: Buffer): void {
+    this.folder.writeIn(ALLURE_RESULTS, distFileName, content);
+  }
+
+  writeEnvironmentInfo(info: Record<string, string>): void {
+    this.folder.writeIn(ALLURE_RESULTS, 'environment.properties', stringifyEnvInfo(info));
+  }
+
+  writeGlobals(distFileName: string, info: Globals): void {
+    this.folder.writeIn(ALLURE_RESULTS, distFileName, JSON.stringify(info));
+  }
+}
+
+function writeResults(run: AllureRun, writer: ResultsWriter): void {
+  const files = allureFiles(run);
+  for (const [name, text] of files.attachments) writer.writeAttachment(name, Buffer.from(text, 'utf8'));
+  for (const result of files.results) writer.writeResult(result);
+  writer.writeEnvironmentInfo(files.environment);
+  writer.writeGlobals(files.globals.name, files.globals.content);
+}
+
+/** The labels' severity of each level. */
+const SEVERITY = { MUST: 'critical', SHOULD: 'normal', MAY: 'minor' } as const;
+
+const STATUS: Readonly<Record<Status, AllureStatus>> = {
+  passed: AllureStatus.PASSED,
+  failed: AllureStatus.FAILED,
+  skipped: AllureStatus.SKIPPED,
+};
+
+/**
+ * Allure's status details: allure-js-commons' type, and the flags of Allure's result format it does
+ * not name (its reporters set them; Allure's reader reads them): a flaky pass, a known failure.
+ */
+type Details = StatusDetails & { flaky?: boolean; known?: boolean };
+
+/** The results, attachments, environment and globals of a run (see the top of this file). */
+export function allureFiles(run: AllureRun): AllureOutput {
+  const { record, catalog } = run;
+  const checksOf = new Map<string, CheckOutcome[]>();
+  for (const o of run.outcomes) {
+    if (o.requirementId === undefined) continue;
+    checksOf.set(o.requirementId, [...(checksOf.get(o.requirementId) ?? []), o]);
+  }
   const requirements = new Map(catalog.requirements.map((r) => [r.id, r]));
   const runStart = record.startedAt.getTime();
+  const runEnd = runStart + record.durationMs;
   const excused = new Map((record.expected?.excused ?? []).map((e) => [e.id, e]));
+  const attachments = new Map<string, string>();
+  const attach = (name: string, text: string): Attachment => {
+    const source = `${randomUUID()}-attachment.txt`;
+    attachments.set(source, text);
+    return { name, source, type: 'text/plain' };
+  };
 
-  const order = treeOrder(record);
-  const results = order.map((result, position): AllureResult => {
+  const results = treeOrder(record).map((result, position): TestResult => {
     const r = requirements.get(result.id);
-    const steps = (byId.get(result.id) ?? [])
-      .sort((a, b) => (a.start ?? 0) - (b.start ?? 0))
-      .map((check) => checkStep(check, result, outcomes.get(check.name)));
-    const first = Math.min(...steps.map((s) => s.start ?? Number.POSITIVE_INFINITY));
-    const last = Math.max(...steps.map((s) => s.stop ?? Number.NEGATIVE_INFINITY));
-    const duration = Number.isFinite(first) && Number.isFinite(last) ? Math.max(0, last - first) : 0;
-    // Allure orders its tree by start time. The checks of a run start in no fixed order, so each
-    // requirement starts at the run's start plus its position in the tree (milliseconds): the tree
-    // reads in the same order every run. Its checks (its steps) keep the times they really ran.
+    const checks = [...(checksOf.get(result.id) ?? [])].sort(
+      (a, b) => (a.startedAt ?? 0) - (b.startedAt ?? 0) || (a.declared ?? 0) - (b.declared ?? 0),
+    );
+    const steps = checks.map((check) => checkStep(check, checks.length, attach));
     const start = runStart + position;
     const excuse = excused.get(result.id);
+    // A flaky pass keeps its status; Allure marks it with its flaky flag. An expected failure
+    // (--expected) stays failed, marked known, its reason first and its ticket linked.
+    const details: Details = {
+      message: `${excuse ? `expected to fail: ${excuseText(excuse)}\n` : ''}${requirementMessage(result)}`,
+      ...(result.flaky ? { flaky: true } : {}),
+      ...(excuse ? { known: true } : {}),
+    };
     return {
       uuid: randomUUID(),
       historyId: historyIdOf(result.id),
       testCaseId: historyIdOf(result.id),
       name: `${result.id} (${result.level}) ${result.title}`,
       fullName: `petstore-conformance: ${result.id}`,
-      status: result.status,
-      // A flaky pass keeps its status; Allure marks it with its flaky flag. An expected failure
-      // (--expected) stays failed, marked known, its reason first and its ticket linked.
-      statusDetails: {
-        message: `${excuse ? `expected to fail: ${excuseText(excuse)}\n` : ''}${requirementMessage(result)}`,
-        ...(result.flaky ? { flaky: true } : {}),
-        ...(excuse ? { known: true } : {}),
-      },
-      stage: 'finished',
+      status: STATUS[result.status],
+      statusDetails: details,
+      stage: Stage.FINISHED,
       description: r ? describe(r, record, catalog) : result.title,
       steps,
       attachments: [],
       parameters: [],
       labels: labelsOf(result, r, record),
       links: [
-        ...(r ? rfcLinks(r.rationale ?? '').map((l) => ({ ...l, type: 'link' })) : []),
+        ...(r ? rfcLinks(r.rationale ?? '').map((l): Link => ({ ...l, type: 'link' })) : []),
         ...(excuse?.link ? [{ name: 'expected deviation', url: excuse.link, type: 'issue' }] : []),
       ],
       start,
-      stop: start + duration,
+      stop: Math.max(start, runEnd),
     };
   });
 
-  const overview = randomUUID();
-  const unspecified = randomUUID();
-  const attachment = (uuid: string, name: string) => ({
-    name,
-    source: `${uuid}-attachment.txt`,
-    type: 'text/plain',
-    timestamp: runStart,
-  });
-  const files = [
-    { name: 'environment.properties', content: environmentProperties(record, run.previous) },
-    { name: `${overview}-attachment.txt`, content: overviewText(record, run.previous) },
-    { name: `${unspecified}-attachment.txt`, content: unspecifiedText(catalog) },
-    {
+  const global = (name: string, text: string) => ({ ...attach(name, text), timestamp: runStart });
+  return {
+    results,
+    environment: environmentInfo(record, run.previous),
+    globals: {
       name: `${randomUUID()}-globals.json`,
-      content: JSON.stringify({
+      content: {
         attachments: [
-          attachment(overview, 'Verdict and failures'),
-          attachment(unspecified, 'Where the service document is silent: what the suite tolerates'),
+          global('Verdict and failures', overviewText(record, run.previous)),
+          global('Where the service document is silent: what the suite tolerates', unspecifiedText(catalog)),
         ],
         errors: record.rollUp.suiteWarnings.map((message) => ({ message, timestamp: runStart })),
-      }),
+      },
     },
-  ];
-  return { results, files };
+    attachments,
+  };
+}
+
+/** https links for every "RFC 9110 §15.5" a text cites. */
+export function rfcLinks(text: string): { url: string; name: string }[] {
+  const links = new Map<string, string>();
+  for (const m of text.matchAll(/RFC (\d{3,5})(?: §([\d.]+\d))?/g)) {
+    const [name, rfc, section] = m;
+    links.set(name, `https://www.rfc-editor.org/rfc/rfc${rfc}.html${section ? `#section-${section}` : ''}`);
+  }
+  return [...links].map(([name, url]) => ({ name, url }));
+}
+
+/**
+ * One check as a step of its requirement: its status, its message (a failure's, or why it was
+ * skipped), the frames of its suite file, its notes as passed steps, and its last exchanges, at the
+ * times it ran.
+ */
+function checkStep(
+  check: CheckOutcome,
+  checks: number,
+  attach: (name: string, text: string) => Attachment,
+): StepResult {
+  const message =
+    check.state === 'skipped'
+      ? (check.note ?? 'skipped')
+      : check.failures.map((f) => f.message).join('\n\n') || undefined;
+  const start = check.startedAt;
+  const end = start === undefined ? undefined : start + check.durationMs;
+  const at = end === undefined ? {} : { start: end, stop: end };
+  const notes = (check.notes ?? []).map(
+    (note): StepResult => ({
+      name: note,
+      status: AllureStatus.PASSED,
+      statusDetails: {},
+      stage: Stage.FINISHED,
+      steps: [],
+      attachments: [],
+      parameters: [],
+      ...at,
+    }),
+  );
+  // An attachment in a step of its own, named as it is (as allure-js-commons' wrapInStep does).
+  const wrapped = (attachment: Attachment): StepResult => ({
+    name: attachment.name,
+    statusDetails: {},
+    stage: Stage.FINISHED,
+    steps: [],
+    attachments: [attachment],
+    parameters: [],
+    ...at,
+  });
+  const evidence = evidenceAttachments(check.evidence ?? [], check.state === 'passed', attach).map(wrapped);
+  return {
+    name: check.caseLabel ? `check [${check.caseLabel}]` : checks > 1 ? check.name : 'check',
+    status: STATUS[check.state],
+    statusDetails: {
+      ...(message ? { message } : {}),
+      ...(check.trace ? { trace: check.trace } : {}),
+    },
+    stage: Stage.FINISHED,
+    steps: [...notes, ...evidence],
+    attachments: [],
+    parameters: [],
+    ...(start === undefined || end === undefined ? {} : { start, stop: end }),
+  };
+}
+
+/**
+ * A check's exchanges as attachments, in the order sent, that read as HTTP (exchange.ts: request
+ * line or status line, headers, the body as it came, its size). A failed or blocked check's request
+ * and response are an attachment each; a passed check's exchanges are one attachment (`together`),
+ * each request above its response: a passed run writes a third of the files it would otherwise.
+ */
+export function evidenceAttachments(
+  exchanges: readonly ExchangeRecord[],
+  together: boolean,
+  attach: (name: string, text: string) => Attachment,
+): Attachment[] {
+  if (exchanges.length === 0) return [];
+  if (together) {
+    const titles = exchanges.map((x) => `${requestTitle(x)} → ${responseTitle(x)}`);
+    const name =
+      exchanges.length > 1
+        ? `last ${exchanges.length} exchanges: ${titles.join('; ')}`
+        : `exchange: ${titles[0]}`;
+    const text = exchanges
+      .map((x, i) => {
+        const heading = exchanges.length > 1 ? `── ${i + 1}/${exchanges.length} ──\n` : '';
+        return `${heading}${formatRequest(x)}\n\n${formatResponse(x)}`;
+      })
+      .join('\n\n');
+    return [attach(name, text)];
+  }
+  return exchanges.flatMap((x, i) => {
+    const n = exchanges.length > 1 ? ` ${i + 1}/${exchanges.length}` : '';
+    return [
+      attach(`request${n}: ${requestTitle(x)}`, formatRequest(x)),
+      attach(`response${n}: ${responseTitle(x)}`, formatResponse(x)),
+    ];
+  });
 }
 
 /**
@@ -244,15 +367,7 @@ export function changesLine(diff: ReturnType<typeof changes>): string {
 
 /** A requirement's history id: the same from run to run, so that Allure's history follows it. */
 export function historyIdOf(id: string): string {
-  return createHash('md5').update(`petstore-conformance requirement ${id}`).digest('hex');
-}
-
-/**
- * Whether a skipped requirement was blocked by the failure of another: summary.json's blockedBy,
- * or, from a roll-up without it, a skip whose reason is the checks' "blocked by …" note.
- */
-export function isBlocked(r: RequirementResult): boolean {
-  return r.status === 'skipped' && ((r.blockedBy?.length ?? 0) > 0 || /^blocked by /.test(r.message ?? ''));
+  return md5(`petstore-conformance requirement ${id}`);
 }
 
 /**
@@ -285,12 +400,9 @@ export function operationGroup(r: Pick<RequirementResult, 'id' | 'operation'>, r
   return topic === 'any' ? 'any operation' : `${topic} (any operation)`;
 }
 
-function labelsOf(
-  result: RequirementResult,
-  r: Requirement | undefined,
-  record: RunRecord,
-): AllureResult['labels'] {
-  const labels = [
+/** The labels of a requirement's result, made here once: the tree, the categories and the filters read them. */
+function labelsOf(result: RequirementResult, r: Requirement | undefined, record: RunRecord): Label[] {
+  const labels: Label[] = [
     { name: 'operation', value: operationGroup(result, record) },
     { name: 'requirement', value: result.id },
     { name: 'level', value: result.level },
@@ -302,7 +414,7 @@ function labelsOf(
     labels.push({ name: 'gating', value: result.gating ? 'yes' : 'no' });
     labels.push({ name: 'tag', value: result.gating ? 'gating' : 'not gating' });
   }
-  if (isBlocked(result)) labels.push({ name: 'tag', value: 'blocked' });
+  if (isBlockedResult(result)) labels.push({ name: 'tag', value: 'blocked' });
   return labels;
 }
 
@@ -315,12 +427,9 @@ export function requirementMessage(r: RequirementResult): string {
     ].join('\n');
   }
   if (r.status === 'passed') return '';
-  if (r.status === 'skipped') {
-    if (isBlocked(r) && !r.message?.startsWith('blocked by ')) {
-      return `blocked by ${r.blockedBy?.join(', ')}${r.message ? `: ${r.message}` : ''}`;
-    }
-    return r.message ?? 'skipped';
-  }
+  // A blocked requirement's message is the roll-up's, which names what blocks it.
+  if (isBlockedResult(r)) return r.message ?? `blocked by ${(r.blockedBy ?? []).join(', ')}`;
+  if (r.status === 'skipped') return r.message ?? 'skipped';
   const lines = [
     `${failedChecksText(r) ?? 'failed'} · ${
       r.gating
@@ -363,54 +472,6 @@ function describe(r: Requirement, record: RunRecord, catalog: AllureRun['catalog
   return lines.join('\n');
 }
 
-/** One check as a step of its requirement: status, message without stack frames, its exchanges. */
-function checkStep(
-  check: AllureResult,
-  requirement: RequirementResult,
-  outcome: TestOutcome | undefined,
-): AllureStep {
-  const caseLabel =
-    check.parameters?.find((p) => p.name === 'case')?.value ?? /\[(.+)\]$/.exec(check.name)?.[1];
-  const status: Status | string = outcome?.state ?? check.status ?? 'unknown';
-  const message =
-    status === 'skipped'
-      ? (outcome?.note ?? check.statusDetails?.message ?? 'skipped')
-      : check.statusDetails?.message;
-  const trace = suiteFrames(check.statusDetails?.trace);
-  return {
-    name: caseLabel
-      ? `check [${caseLabel}]`
-      : requirement.tests.passed + requirement.tests.failed + requirement.tests.skipped > 1
-        ? check.name
-        : 'check',
-    status,
-    statusDetails: {
-      ...(message ? { message } : {}),
-      ...(trace ? { trace } : {}),
-    },
-    stage: 'finished',
-    steps: check.steps ?? [],
-    attachments: check.attachments ?? [],
-    parameters: [],
-    ...(check.start === undefined ? {} : { start: check.start }),
-    ...(check.stop === undefined ? {} : { stop: check.stop }),
-  };
-}
-
-/**
- * The stack frames worth showing of a failed check: those of its suite file (suites/list/list.test.ts),
- * relative to the package. Frames of the harness, vitest and Node say nothing about the server.
- */
-export function suiteFrames(trace: string | undefined): string | undefined {
-  if (!trace) return undefined;
-  const frames = trace
-    .split('\n')
-    .filter((line) => /^\s+at /.test(line))
-    .map((line) => /(?:^|[\s(/])(suites\/(?!harness\/)[^\s()]+\.test\.[cm]?[jt]s:\d+:\d+)/.exec(line)?.[1])
-    .filter((frame): frame is string => frame !== undefined);
-  return frames.length > 0 ? frames.map((f) => `at ${f}`).join('\n') : undefined;
-}
-
 /** Counts per requirement as in summary.json, blocked counted apart from the other skips. */
 export function requirementCounts(record: RunRecord): {
   passed: number;
@@ -420,7 +481,7 @@ export function requirementCounts(record: RunRecord): {
   total: number;
 } {
   const results = record.rollUp.results;
-  const blocked = results.filter(isBlocked).length;
+  const blocked = results.filter(isBlockedResult).length;
   return {
     passed: results.filter((r) => r.status === 'passed').length,
     failed: results.filter((r) => r.status === 'failed').length,
@@ -485,49 +546,44 @@ export function countsLine(record: RunRecord): string {
 }
 
 /**
- * The report's metadata, the key/value list of the first screen: eight entries show before "Show
- * more", two to a row, so the verdict, the counts per requirement, the seed and the gating level
- * come first.
+ * The report's metadata, the key/value list of the first screen (environment.properties): eight
+ * entries show before "Show more", two to a row, so the verdict, the counts per requirement, the
+ * seed and the gating level come first. Written once, by the CLI, through allure-js-commons'
+ * stringifyEnvInfo.
  */
-export function environmentProperties(record: RunRecord, previous?: ReadonlyMap<string, string>): string {
+export function environmentInfo(
+  record: RunRecord,
+  previous?: ReadonlyMap<string, string>,
+): Record<string, string> {
   const failed = record.rollUp.results.filter((r) => r.status === 'failed');
   const gating = failed.filter((r) => r.gating).map((r) => r.id);
   const notGating = failed.filter((r) => !r.gating).map((r) => r.id);
   const c = requirementCounts(record);
-  const entries: [string, string][] = [
-    ['verdict', reportName(record).split(' · ').slice(0, 2).join(' · ')],
-    ['vs last report', changesLine(changes(record, previous))],
-    ['failed', `${c.failed} of ${c.total} requirements${c.failed > 0 ? ` (${gating.length} gating)` : ''}`],
-    ['passed', String(c.passed)],
-    ['blocked', String(c.blocked)],
-    ['skipped', String(c.skipped)],
-    ['seed', String(record.config.seed)],
-    ['gating level', gatingLevel(record)],
-    ['target', record.target],
-    ['gating failures', gating.join(', ') || 'none'],
-    ['not gating failures', notGating.join(', ') || 'none'],
-    ['options', optionsText(record.config) || '(none)'],
-    ['started', `${record.startedAt.toISOString()} (${(record.durationMs / 1000).toFixed(1)} s)`],
-    ['target from', record.targetFrom],
-    ['api key', record.config.apiKey ? 'set (masked in every report)' : 'none'],
-    ['petstore-conformance', `${record.version} (Node ${process.version})`],
-  ];
-  return `${entries.map(([k, v]) => `${propertiesText(k).replace(/[ :=]/g, '\\$&')}=${propertiesText(v)}`).join('\n')}\n`;
-}
-
-/** Text for a .properties line: backslashes escaped, line breaks folded, non-ASCII as \uXXXX. */
-function propertiesText(value: string): string {
-  return value
-    .replace(/\\/g, '\\\\')
-    .replace(/\r?\n/g, ' ')
-    .replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return {
+    verdict: reportName(record).split(' · ').slice(0, 2).join(' · '),
+    'vs last report': changesLine(changes(record, previous)),
+    failed: `${c.failed} of ${c.total} requirements${c.failed > 0 ? ` (${gating.length} gating)` : ''}`,
+    passed: String(c.passed),
+    blocked: String(c.blocked),
+    skipped: String(c.skipped),
+    seed: String(record.config.seed),
+    'gating level': gatingLevel(record),
+    target: record.target,
+    'gating failures': gating.join(', ') || 'none',
+    'not gating failures': notGating.join(', ') || 'none',
+    options: optionsText(record.config) || '(none)',
+    started: `${record.startedAt.toISOString()} (${(record.durationMs / 1000).toFixed(1)} s)`,
+    'target from': record.targetFrom,
+    'api key': record.config.apiKey ? 'set (masked in every report)' : 'none',
+    'petstore-conformance': `${record.version} (Node ${process.version})`,
+  };
 }
 
 /** The overview attachment: the verdict, the counts, every failure with its curl line, as the console shows them. */
 export function overviewText(record: RunRecord, previous?: ReadonlyMap<string, string>): string {
   const c = requirementCounts(record);
   const failed = record.rollUp.results.filter((r) => r.status === 'failed');
-  const blocked = record.rollUp.results.filter(isBlocked);
+  const blocked = record.rollUp.results.filter(isBlockedResult);
   const out = [
     reportName(record),
     '',

@@ -1,7 +1,7 @@
 /**
  * The console's part of a run's record, after the checks: the requirements by operation, each
  * failure with its evidence and what it blocks, the verdict and where the reports are; the
- * baseline's gate; or why the run could not judge. Every line goes through the run's redactor.
+ * baseline's gate; or why the run could not judge.
  */
 
 import { clipTo, type Paint, wrapList } from '../console/terminal.ts';
@@ -9,7 +9,7 @@ import { NAME } from '../record/command.ts';
 import { type Excused, type ExpectedOutcome, excuseText } from '../record/expected.ts';
 import { retriedLine, retriesText } from '../record/flaky.ts';
 import type { BaselineOutcome, RunRecord } from '../record/record.ts';
-import { idsNow, type RerunItem, type RerunOutcome } from '../record/rerun.ts';
+import { checkedText, type RerunItem, type RerunOutcome } from '../record/rerun.ts';
 import { EXCLUDED, isBlockedResult, NOT_SELECTED, type RequirementResult } from '../record/rollup.ts';
 import { byCause, byOperation, failedChecksText, operationLabel, UNJUDGED_CAUSE } from '../record/views.ts';
 import type { Writer } from './writer.ts';
@@ -38,7 +38,11 @@ export const endOfRun: Writer = {
   },
 };
 
-/** The end of the run: the table by operation, the failures, the verdict and where the reports are. */
+/**
+ * The end of the run: the table by operation, the failures, the verdict and where the reports are.
+ * A rerun gives no verdict here: it checked only the earlier run's failures, and its own lines
+ * (rerunLines) end with what it found of them.
+ */
 export function endLines(
   run: RunRecord,
   reportDir: string,
@@ -67,7 +71,15 @@ export function endLines(
     }
     out.push('');
   }
-  if (notSelected > 0) out.push(p.dim(`${notSelected} more requirements ${NOT_SELECTED}`), '');
+  if (notSelected > 0)
+    out.push(
+      p.dim(
+        run.rerun === undefined
+          ? `${notSelected} more requirements ${NOT_SELECTED}`
+          : `${notSelected} more requirements not checked again: ${run.rerun.file} did not fail them`,
+      ),
+      '',
+    );
   if (excluded > 0) out.push(p.dim(`${excluded} more requirements ${EXCLUDED}`), '');
 
   const failed = rollUp.results.filter((r) => r.status === 'failed');
@@ -149,7 +161,7 @@ export function endLines(
   const plainLength =
     `${rollUp.verdict === 'conformant' ? 'CONFORMANT' : 'NON-CONFORMANT'}${gateNote}: ${counts}`.length;
   out.push(
-    ...(plainLength <= width ? [oneLine] : [`${verdict}${gateNote}`, counts]),
+    ...(run.rerun !== undefined ? [] : plainLength <= width ? [oneLine] : [`${verdict}${gateNote}`, counts]),
     `seed ${config.seed} · ${(run.durationMs / 1000).toFixed(1)} s · target ${run.target}`,
     `reports: ${reportDir} (${reportFiles.join(', ')})`,
   );
@@ -220,7 +232,10 @@ export function expectedLines(outcome: ExpectedOutcome, p: Paint): string[] {
   return out;
 }
 
-/** The console's rerun lines, after the verdict: each earlier failure, fixed or not. */
+/**
+ * The console's rerun lines, last: each earlier failure, fixed or not, and what the rerun checked
+ * ("1 requirement checked: fixed"), red when a gating one still fails or is blocked (exit 1).
+ */
 export function rerunLines(outcome: RerunOutcome, p: Paint): string[] {
   const out = [
     '',
@@ -239,12 +254,15 @@ export function rerunLines(outcome: RerunOutcome, p: Paint): string[] {
       `  ${mark[i.now](i.id.padEnd(idWidth))}  ${i.level.padEnd(6)}  was ${i.before.padEnd(7)}  now ${i.now}${note}`,
     );
   }
-  const fixed = idsNow(outcome, 'fixed').length;
   const gating = outcome.items.filter((i) => i.gating);
+  const left = outcome.items.filter((i) => i.now === 'still failing' || i.now === 'blocked');
+  const text = checkedText(outcome);
   out.push(
-    gating.length === 0
-      ? `${p.green(p.bold(fixed === outcome.items.length ? 'ALL FIXED' : 'NO GATING FAILURE LEFT'))}: ${fixed} of ${count(outcome.items.length, 'requirement')} fixed`
-      : `${p.red(p.bold('NOT FIXED'))}: ${count(gating.length, 'gating requirement')} still failing or blocked (${gating.map((i) => i.id).join(', ')}); ${fixed} of ${outcome.items.length} fixed`,
+    gating.length > 0
+      ? p.red(p.bold(text))
+      : left.length > 0
+        ? `${p.bold(text)} ${p.yellow(`(${left.map((i) => i.id).join(', ')}: not gating)`)}`
+        : p.green(p.bold(text)),
   );
   return out;
 }

@@ -2,10 +2,13 @@
  * ctrf-report.json: the run in the Common Test Report Format (https://ctrf.io, specVersion 0.0.0),
  * which test dashboards and CI plugins read. Like junit.xml, one test per requirement, named
  * "ID title", its suite the operation; the level, the gating and the evidence ride in labels and
- * `extra`. For a run that judged.
+ * `extra`. For a run that judged. The run's start and stop are the record's startedAt and durationMs
+ * later, as every report says; a test's start and stop are its first check's start and its last
+ * check's end (record/spans.ts), within the run's.
  */
 import type { RunRecord } from '../record/record.ts';
 import { isBlockedResult } from '../record/rollup.ts';
+import { lengthOf, requirementSpans, runSpan, type Span } from '../record/spans.ts';
 import { operationLabel } from '../record/views.ts';
 import type { Writer } from './writer.ts';
 
@@ -20,12 +23,13 @@ export const ctrfReportFile: Writer = {
 
 export function ctrfReport(run: RunRecord): string {
   const { rollUp, config } = run;
-  const start = run.startedAt.getTime();
+  const { start, end } = runSpan(run);
+  const spans = requirementSpans(run.checks?.outcomes ?? [], { start, end });
   const count = (status: string) => rollUp.results.filter((r) => r.status === status).length;
   const report = {
     reportFormat: 'CTRF',
     specVersion: '0.0.0',
-    timestamp: new Date(start + run.durationMs).toISOString(),
+    timestamp: new Date(end).toISOString(),
     generatedBy: 'petstore-conformance',
     results: {
       tool: { name: 'petstore-conformance', version: run.version },
@@ -38,7 +42,7 @@ export function ctrfReport(run: RunRecord): string {
         other: 0,
         suites: new Set(rollUp.results.map((r) => r.operation)).size,
         start,
-        stop: start + run.durationMs,
+        stop: end,
         duration: run.durationMs,
         extra: { verdict: rollUp.verdict, blocked: rollUp.totals.blocked },
       },
@@ -46,7 +50,8 @@ export function ctrfReport(run: RunRecord): string {
         testId: r.id,
         name: `${r.id} ${r.title}`,
         status: r.status,
-        duration: Math.round(r.durationMs),
+        duration: Math.round(lengthOf(spans.get(r.id))),
+        ...timesOf(spans.get(r.id)),
         suite: [operationLabel(r.operation, run.operations)],
         // CTRF's own fields for a test that passed only after a retry (--retries).
         ...(r.flaky ? { flaky: true, retries: r.retries ?? 0 } : {}),
@@ -69,4 +74,9 @@ export function ctrfReport(run: RunRecord): string {
     },
   };
   return `${JSON.stringify(report, null, 2)}\n`;
+}
+
+/** A test's start and stop, whole milliseconds; none for a requirement whose checks did not run. */
+function timesOf(span: Span | undefined): { start?: number; stop?: number } {
+  return span === undefined ? {} : { start: Math.floor(span.start), stop: Math.ceil(span.end) };
 }

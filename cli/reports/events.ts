@@ -2,9 +2,10 @@
  * --events <file>: the run as it happens, one JSON object a line (NDJSON), for CI dashboards and
  * editor plugins. Every event has a `type`: run-start, check-start, check-end, requirement, run-end
  * (schemas/events.schema.json says each field; docs/reports.md shows them). The first line is
- * run-start, the last run-end, for every run that got past its options, judged or not. Every line
- * goes through the run's redactor, and no event carries a secret: the options say whether a key is
- * set, never what it is.
+ * run-start, the last run-end, for every run that got past its options, judged or not. No event
+ * carries a secret: the options say whether a key is set, never what it is, and what a check says of
+ * an answer was masked where the answer entered the run (suites/harness/redact.ts); nothing else is
+ * rewritten. run-start's `startedAt` and run-end's `durationMs` are the record's, as every report says.
  *
  * The checks' events are written live by the run (run/run.ts); the record's end, the requirements'
  * verdicts and run-end, by the writer below, last of all writers.
@@ -13,9 +14,8 @@ import { closeSync, openSync, writeSync } from 'node:fs';
 import type { Level } from '../../catalog/catalog.ts';
 import { keyCarrier } from '../../suites/harness/config.ts';
 import { fileErrorReason, oneLine, UsageError } from '../record/errors.ts';
-import { catalogIdentity, exitOf, type RunRecord } from '../record/record.ts';
+import { type CatalogIdentity, catalogIdentity, exitOf, type RunRecord } from '../record/record.ts';
 import { EXCLUDED, NOT_SELECTED, type TestOutcome } from '../record/rollup.ts';
-import type { Redactor } from './redact.ts';
 import { networkOptions, selectionOptions } from './summary-json.ts';
 import type { RunEvents, Writer } from './writer.ts';
 
@@ -25,11 +25,14 @@ export const EVENTS_VERSION = 1;
 /** What a run-start event says of the run, besides its time. */
 export interface RunStartInfo {
   readonly version: string;
+  /** When the run started: the record's startedAt. */
+  readonly startedAt: Date;
   /** The base URL checked (the bundled reference's, once started). */
   readonly target: string;
   readonly targetFrom: string;
   readonly config: RunRecord['config'];
-  readonly requirements: readonly { readonly id: string; readonly level: Level }[];
+  /** The catalog the run judges by (record/record.ts catalogIdentity). */
+  readonly catalog: CatalogIdentity;
   /** Requirements the run checks (after --only and --exclude). */
   readonly selected: number;
   readonly html: boolean;
@@ -55,15 +58,14 @@ export class EventStream implements RunEvents {
   private constructor(
     private readonly sink: (line: string) => void,
     private readonly close: () => void,
-    private readonly redactor: Redactor,
   ) {}
 
   /**
    * The stream of a run, opened now: `-` for `stdout`, else the file, created or emptied. A file
    * that cannot be written is a usage error (exit 2), before any request is sent.
    */
-  static open(file: string, stdout: (text: string) => void, redactor: Redactor): EventStream {
-    if (file === '-') return new EventStream(stdout, () => undefined, redactor);
+  static open(file: string, stdout: (text: string) => void): EventStream {
+    if (file === '-') return new EventStream(stdout, () => undefined);
     let fd: number;
     try {
       fd = openSync(file, 'w');
@@ -75,7 +77,6 @@ export class EventStream implements RunEvents {
     return new EventStream(
       (line) => writeSync(fd, line),
       () => closeSync(fd),
-      redactor,
     );
   }
 
@@ -88,11 +89,12 @@ export class EventStream implements RunEvents {
       type: 'run-start',
       v: EVENTS_VERSION,
       tool: { name: 'petstore-conformance', version: info.version },
+      startedAt: info.startedAt.toISOString(),
       target: info.target,
       targetFrom: info.targetFrom,
       seed: config.seed,
       runId: config.runId,
-      catalog: catalogIdentity(info.requirements),
+      catalog: info.catalog,
       selected: info.selected,
       options: {
         ...selectionOptions(config),
@@ -136,10 +138,11 @@ export class EventStream implements RunEvents {
     if (this.ended) return;
     this.runStart({
       version: record.version,
+      startedAt: record.startedAt,
       target: record.target,
       targetFrom: record.targetFrom,
       config: record.config,
-      requirements: record.rollUp.results,
+      catalog: catalogIdentity(record.rollUp.results),
       selected: record.rollUp.results.filter((r) => r.message !== NOT_SELECTED && r.message !== EXCLUDED)
         .length,
       ...info,
@@ -173,7 +176,7 @@ export class EventStream implements RunEvents {
   private emit(event: { type: string; [field: string]: unknown }): void {
     if (this.ended) return;
     const { type, ...rest } = event;
-    this.sink(`${this.redactor.text(JSON.stringify({ type, time: new Date().toISOString(), ...rest }))}\n`);
+    this.sink(`${JSON.stringify({ type, time: new Date().toISOString(), ...rest })}\n`);
   }
 }
 

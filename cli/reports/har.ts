@@ -7,7 +7,7 @@
  */
 import { STATUS_CODES } from 'node:http';
 import type { Entry, Har, Header, QueryString } from 'har-format';
-import { formatBytes } from '../../suites/harness/exchange.ts';
+import { formatBytes, keptBytes } from '../../suites/harness/body.ts';
 import { type LoggedBody, type LoggedExchange, operationName } from '../record/exchanges.ts';
 import type { RunRecord } from '../record/record.ts';
 import type { Writer } from './writer.ts';
@@ -123,19 +123,17 @@ function entryOf(x: LoggedExchange): Entry {
   return entry;
 }
 
-/** A body's text as HAR's postData holds it (base64 for a body that is not UTF-8 text). */
+/**
+ * A body's text as HAR's postData holds it: as it came (suites/harness/body.ts, as every report
+ * keeps a body), base64 for a body that is not UTF-8 text.
+ */
 function bodyText(body: LoggedBody): string {
   return body.text ?? '';
 }
 
 /** What HAR cannot say of a body in its own fields: that only its first bytes are kept, or none. */
 function bodyNotes(body: LoggedBody): { comment?: string; _truncated?: true; _encoding?: 'base64' } {
-  const kept =
-    body.text === undefined
-      ? 0
-      : body.encoding === 'base64'
-        ? Buffer.byteLength(body.text, 'base64')
-        : Buffer.byteLength(body.text);
+  const kept = keptBytes(body);
   const notes: { comment?: string; _truncated?: true; _encoding?: 'base64' } = {};
   if (body.cut || (body.text === undefined && body.size > 0)) {
     notes._truncated = true;

@@ -5,13 +5,12 @@
  * failures and skips, and the history kept in <report-dir>/allure-history.jsonl. The single-file
  * form opens straight from disk (file://) and travels well as a CI artifact.
  *
- * Two things are done to the page Allure writes. Allure's awesome template always adds a Google
- * Analytics tag (@allurereport/plugin-awesome generators.js: `analyticsEnable: true`, no option
- * turns it off), so opening a report would call a third party: the tag is removed, and the page is
- * refused if any trace of it is left. And the single file embeds its data base64-encoded, out of
- * reach of a redactor reading the page as text: every embedded file is decoded, redacted and
- * encoded again (its sources, the redacted allure-results, are masked already; this is the second
- * pass every report file gets).
+ * One thing is added to the page Allure writes. Allure's awesome template always adds a Google
+ * Analytics tag, and no option turns it off (https://github.com/allure-framework/allure3/issues/476),
+ * so opening a report would call a third party. Rather than edit Allure's markup, the page gets a
+ * Content-Security-Policy (PAGE_POLICY) as the first element of its <head>: the browser itself then
+ * loads nothing from any other origin, whatever Allure's template becomes. The page is made from
+ * allure-results/, masked as they were written (reports/folder.ts); it is not masked again.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -21,7 +20,6 @@ import path from 'node:path';
 import type { RunRecord } from '../record/record.ts';
 import { reportName } from './allure.ts';
 import { HISTORY_FILE } from './folder.ts';
-import type { Redactor } from './redact.ts';
 import type { Writer } from './writer.ts';
 
 /** With --html, for a run that judged: allure-report/index.html, rendered from allure-results/. */
@@ -30,8 +28,8 @@ export const htmlReport: Writer = {
   async write(record, { folder, html, console }) {
     if (record.error !== undefined || !html || folder === undefined) return;
     console.out(console.p.dim('rendering the Allure HTML report…'));
-    const problem = await renderHtml(folder.dir, { record, redactor: folder.redactor });
-    if (problem === undefined) folder.adopt('allure-report', 'allure-report/index.html');
+    const problem = await renderHtml(folder.dir, { record });
+    if (problem === undefined) folder.adopt('allure-report/index.html');
     else console.warn(`--html: no HTML report: ${problem}`);
   },
 };
@@ -48,7 +46,7 @@ export function allureCli(): string {
 
 /**
  * The Allure configuration of a run's report (an allurerc, as JSON). Everything in it is data of
- * the run: it is written through the redactor like every other file.
+ * the run: the run's own words and the target's URL (its secrets masked where the suite put them).
  */
 export function allureConfig(reportDir: string, record: RunRecord): Record<string, unknown> {
   const name = reportName(record);
@@ -104,7 +102,6 @@ export function allureConfig(reportDir: string, record: RunRecord): Record<strin
 
 export interface RenderOptions {
   readonly record: RunRecord;
-  readonly redactor: Redactor;
   readonly timeoutMs?: number;
 }
 
@@ -116,19 +113,18 @@ export async function renderHtml(reportDir: string, options: RenderOptions): Pro
   } catch {
     return 'the allure package is not installed next to petstore-conformance';
   }
-  const { redactor } = options;
   const work = mkdtempSync(path.join(tmpdir(), 'petstore-conformance-allure-'));
   try {
     const configFile = path.join(work, 'allurerc.json');
     const config = JSON.stringify(allureConfig(reportDir, options.record), null, 2);
-    writeFileSync(configFile, redactor.text(config));
+    writeFileSync(configFile, config);
     const problem = await runAllure(
       [cli, 'generate', 'allure-results', '--config', configFile, '--cwd', reportDir],
       reportDir,
       options.timeoutMs ?? 120_000,
     );
     if (problem !== undefined) return problem;
-    return finishReport(path.join(reportDir, 'allure-report'), redactor);
+    return finishReport(path.join(reportDir, 'allure-report'));
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
@@ -136,76 +132,55 @@ export async function renderHtml(reportDir: string, options: RenderOptions): Pro
 
 /**
  * The report folder as published: index.html alone (Allure's summary.json and test-results.json
- * serve its service and CI integrations, not a reader), without the analytics tag, every byte of it
- * redacted, the embedded data included.
+ * serve its service and CI integrations, not a reader), its <head> opening with PAGE_POLICY; or why
+ * no report is written (the page is removed then: a page that could call out is not published).
  */
-export function finishReport(outputDir: string, redactor: Redactor): string | undefined {
+export function finishReport(outputDir: string): string | undefined {
   for (const name of readdirSync(outputDir)) {
     if (name !== 'index.html') rmSync(path.join(outputDir, name), { recursive: true, force: true });
   }
   const file = path.join(outputDir, 'index.html');
-  const page = withoutAnalytics(readFileSync(file, 'utf8'));
+  const page = withPagePolicy(readFileSync(file, 'utf8'));
   if (page === undefined) {
     rmSync(file, { force: true });
-    return "Allure's page still loads its analytics tag after it was removed; the report was not written";
+    return `Allure's page has no "${HEAD}" to put its Content-Security-Policy after (the allure package changed its template?); no report was written, since without it opening the page would load Google Analytics`;
   }
-  writeFileSync(file, redactEmbedded(withVerdictFirst(page), redactor));
+  writeFileSync(file, page);
   return undefined;
 }
 
-/**
- * Keeps the page on its header (the verdict) when it opens. On load, Allure's tree gives keyboard
- * focus to its first leaf and scrolls it to the middle of the pane whenever it sits below the
- * fold (or within the height of the tree's sticky filter bar of it), which on a 900-pixel window
- * is always: the report opened on the tree with its name, the verdict, scrolled out of sight.
- * Until the reader scrolls, types, clicks or touches, the pane's scroll is put back to the top; a
- * link to a test result (a #hash) opens where it points.
- */
-export const VERDICT_FIRST = `<script>
-      (function () {
-        if (location.hash) return;
-        var reading = false;
-        var stop = function () { reading = true; };
-        ['wheel', 'keydown', 'mousedown', 'touchstart'].forEach(function (type) {
-          window.addEventListener(type, stop, { capture: true, passive: true, once: true });
-        });
-        setTimeout(stop, 15000);
-        document.addEventListener('scroll', function (event) {
-          var pane = event.target;
-          if (!reading && pane instanceof HTMLElement && pane.hasAttribute('data-tree-scroll-container')) pane.scrollTop = 0;
-        }, true);
-      })();
-    </script>`;
-
-function withVerdictFirst(html: string): string {
-  const end = html.lastIndexOf('</body>');
-  return end < 0 ? html : `${html.slice(0, end)}${VERDICT_FIRST}\n${html.slice(end)}`;
-}
-
-/** Allure's Google Analytics tag: the loader script and the inline script that configures it. */
-const ANALYTICS =
-  /<script[^>]*\bsrc="https:\/\/www\.googletagmanager\.com\/[^"]*"[^>]*>\s*<\/script>\s*(<script>(?:(?!<\/script>)[\s\S])*\bgtag\((?:(?!<\/script>)[\s\S])*<\/script>)?/g;
-
-/** The page without the analytics tag; undefined when a trace of it is left (Allure changed its template). */
-export function withoutAnalytics(html: string): string | undefined {
-  const page = html.replace(ANALYTICS, '');
-  return /googletagmanager|\bgtag\(|dataLayer/.test(page) ? undefined : page;
-}
+/** Where the policy goes: the page's <head> as Allure's awesome template writes it (allure ~3.18). */
+export const HEAD = '<head>';
 
 /**
- * The page with every embedded file (`d("data/…","<base64>")`, how the single-file report carries
- * its data) decoded, redacted and encoded again, then the page itself redacted as text.
+ * What the report's page may load: its own inline scripts and styles, and data: and blob: URLs
+ * (the single file embeds its script, its fonts and its data so); nothing from any other origin,
+ * the Google Analytics tag Allure's template adds among them (allure-framework/allure3#476), and no
+ * form sent anywhere. Links a reader follows (the RFCs a requirement cites) still open.
  */
-export function redactEmbedded(html: string, redactor: Redactor): string {
-  const page = html.replace(
-    /\bd\(("(?:[^"\\]|\\.)*"),"([A-Za-z0-9+/=]*)"\)/g,
-    (whole, name: string, data: string) => {
-      const bytes = Buffer.from(data, 'base64');
-      const masked = redactor.bytes(bytes);
-      return masked.equals(bytes) ? whole : `d(${name},"${masked.toString('base64')}")`;
-    },
-  );
-  return redactor.text(page);
+export const PAGE_POLICY = [
+  "default-src 'none'",
+  "script-src 'unsafe-inline' data: blob:",
+  "style-src 'unsafe-inline' data: blob:",
+  'img-src data: blob:',
+  'font-src data: blob:',
+  'connect-src data: blob:',
+  'media-src data: blob:',
+  'worker-src data: blob:',
+  'frame-src data: blob:',
+  "form-action 'none'",
+].join('; ');
+
+/**
+ * The page with PAGE_POLICY as a meta tag right after its <head> (found as written, not searched
+ * for by pattern), or undefined when the page has none. The comment in the page says why.
+ */
+export function withPagePolicy(html: string): string | undefined {
+  const at = html.indexOf(HEAD);
+  if (at < 0) return undefined;
+  const end = at + HEAD.length;
+  const meta = `\n    <!-- petstore-conformance: nothing but this page loads (https://github.com/allure-framework/allure3/issues/476) -->\n    <meta http-equiv="Content-Security-Policy" content="${PAGE_POLICY}">`;
+  return `${html.slice(0, end)}${meta}${html.slice(end)}`;
 }
 
 function runAllure(args: string[], cwd: string, timeoutMs: number): Promise<string | undefined> {

@@ -1,11 +1,15 @@
 /**
- * junit.xml: for CI test reports (GitHub, GitLab, Jenkins), one <testcase> per requirement.
+ * junit.xml: for CI test reports (GitHub, GitLab, Jenkins), one <testcase> per requirement. Its
+ * times are the run's: <testsuites> starts at the record's startedAt and lasts its durationMs, as
+ * every report says; a <testsuite> (an operation) and a <testcase> (a requirement) last from their
+ * first check's start to their last check's end (record/spans.ts), each within the one around it.
  */
 
 import { excuseText } from '../record/expected.ts';
 import { retriedLine, retriesText } from '../record/flaky.ts';
 import type { RunRecord } from '../record/record.ts';
 import type { RequirementResult } from '../record/rollup.ts';
+import { cover, lengthOf, requirementSpans, runSpan } from '../record/spans.ts';
 import { byOperation, operationLabel } from '../record/views.ts';
 import type { Writer } from './writer.ts';
 
@@ -30,6 +34,8 @@ export function junitXml(run: RunRecord): string {
   const excused = new Map((run.expected?.excused ?? []).map((e) => [e.id, e]));
   const isFailure = (r: RequirementResult) => r.status === 'failed' && !excused.has(r.id);
   const isSkip = (r: RequirementResult) => r.status === 'skipped' || excused.has(r.id);
+  const whole = runSpan(run);
+  const spans = requirementSpans(run.checks?.outcomes ?? [], whole);
   const lines = [
     '<?xml version="1.0" encoding="UTF-8"?>',
     `<testsuites name="petstore-conformance" tests="${rollUp.results.length}" failures="${rollUp.results.filter(isFailure).length}" errors="0" skipped="${rollUp.results.filter(isSkip).length}" time="${seconds(run.durationMs)}" timestamp="${run.startedAt.toISOString()}">`,
@@ -37,9 +43,9 @@ export function junitXml(run: RunRecord): string {
   for (const [operation, results] of byOperation(rollUp.results)) {
     const failures = results.filter(isFailure).length;
     const skipped = results.filter(isSkip).length;
-    const time = results.reduce((sum, r) => sum + r.durationMs, 0);
+    const span = cover(results.map((r) => spans.get(r.id)));
     lines.push(
-      `  <testsuite name="${xml(operationLabel(operation, run.operations))}" tests="${results.length}" failures="${failures}" errors="0" skipped="${skipped}" time="${seconds(time)}" timestamp="${run.startedAt.toISOString()}">`,
+      `  <testsuite name="${xml(operationLabel(operation, run.operations))}" tests="${results.length}" failures="${failures}" errors="0" skipped="${skipped}" time="${seconds(lengthOf(span))}" timestamp="${new Date(span?.start ?? whole.start).toISOString()}">`,
     );
     if (operation === rollUp.results[0]?.operation) {
       lines.push('    <properties>');
@@ -49,7 +55,7 @@ export function junitXml(run: RunRecord): string {
       lines.push('    </properties>');
     }
     for (const r of results) {
-      const open = `    <testcase classname="${xml(operation)}" name="${xml(`${r.id} ${r.title}`)}" time="${seconds(r.durationMs)}"`;
+      const open = `    <testcase classname="${xml(operation)}" name="${xml(`${r.id} ${r.title}`)}" time="${seconds(lengthOf(spans.get(r.id)))}"`;
       const excuse = excused.get(r.id);
       if (excuse !== undefined) {
         const what = r.message ?? (r.status === 'failed' ? 'failed' : 'blocked');

@@ -1,16 +1,17 @@
 /**
- * The one redaction pass. Everything that leaves the process (console, every report file, the
- * Allure results written by the reporter) goes through a Redactor built from the run's secrets.
- * The redactor itself lives with the harness (suites/harness/redact.ts), which masks at the source
- * with the same rules: the suites ship as TypeScript source and cannot import from cli/.
+ * The CLI's masking of text it did not write itself. Secrets are masked where they go and where the
+ * server's text enters the run (suites/harness/redact.ts, which the suites use too: they ship as
+ * TypeScript source and cannot import from cli/); the reports and the console's lines are the run's
+ * own words and are written as they are. What remains is text of unknown origin: vitest's messages
+ * on the process's streams, and the text of an unexpected error (run/run.ts), masked as a server's.
  */
 import type { Redactor } from '../../suites/harness/redact.ts';
 
 export { createRedactor, MASK, maskAuthorization, type Redactor } from '../../suites/harness/redact.ts';
 
 /**
- * Routes everything written to a stream through the redactor, vitest's own output included (an
- * error it prints may quote a request). Returns the function that undoes it.
+ * Routes everything written to a stream through the redactor: vitest's own output (an error it
+ * prints may quote a request). The run's console writes past it. Returns the function that undoes it.
  */
 export function redactStream(
   stream: NodeJS.WriteStream | NodeJS.WritableStream,

@@ -3,6 +3,7 @@
  * table, for a CI job's summary page ($GITHUB_STEP_SUMMARY) or a merge-request comment.
  */
 
+import { mdCell, mdCode, plural } from '../console/text.ts';
 import { type ExpectedOutcome, excuseText } from '../record/expected.ts';
 import { retriedLine, retriesText } from '../record/flaky.ts';
 import type { BaselineOutcome, RunRecord } from '../record/record.ts';
@@ -29,7 +30,7 @@ export function summaryMarkdown(run: RunRecord, reportDir: string): string {
     return [
       '## petstore-conformance: ⚠️ could not judge',
       '',
-      `The run stopped before it could judge \`${run.target}\`: ${md(run.error)}`,
+      `The run stopped before it could judge \`${run.target}\`: ${mdCell(run.error)}`,
       '',
       `No requirement was checked; the verdict counts as non-conformant (exit 2). Fix the cause and run again (seed \`${config.seed}\`, petstore-conformance ${run.version}).`,
       '',
@@ -55,13 +56,13 @@ export function summaryMarkdown(run: RunRecord, reportDir: string): string {
     for (const r of failed) {
       const excuse = excused.get(r.id);
       out.push(
-        `#### ${r.gating && !excuse ? '❌' : '⚠️'} \`${r.id}\` (${r.level}${excuse ? ', expected' : r.gating ? '' : ', not gating'}): ${md(r.title)}`,
+        `#### ${r.gating && !excuse ? '❌' : '⚠️'} \`${r.id}\` (${r.level}${excuse ? ', expected' : r.gating ? '' : ', not gating'}): ${mdCell(r.title)}`,
         '',
       );
-      if (excuse) out.push(`- expected deviation: ${md(excuseText(excuse))}`);
-      if (r.expected !== undefined) out.push(`- expected: ${code(r.expected)}`);
-      if (r.received !== undefined) out.push(`- received: ${code(r.received)}`);
-      if (r.expected === undefined && r.received === undefined) out.push(`- ${md(r.message ?? '')}`);
+      if (excuse) out.push(`- expected deviation: ${mdCell(excuseText(excuse))}`);
+      if (r.expected !== undefined) out.push(`- expected: ${mdCode(r.expected)}`);
+      if (r.received !== undefined) out.push(`- received: ${mdCode(r.received)}`);
+      if (r.expected === undefined && r.received === undefined) out.push(`- ${mdCell(r.message ?? '')}`);
       if (r.reproduce !== undefined) out.push('', '```sh', r.reproduce, '```');
       const dependents = causes.get(r.id) ?? [];
       if (dependents.length > 0) {
@@ -83,7 +84,7 @@ export function summaryMarkdown(run: RunRecord, reportDir: string): string {
     for (const r of flaky) {
       const [first] = r.retried ?? [];
       out.push(
-        `- \`${r.id}\` (${r.level}): ${retriesText(r.retries ?? 0)}${first ? `; first: ${code(retriedLine(first))}` : ''}`,
+        `- \`${r.id}\` (${r.level}): ${retriesText(r.retries ?? 0)}${first ? `; first: ${mdCode(retriedLine(first))}` : ''}`,
       );
     }
     out.push('');
@@ -91,7 +92,7 @@ export function summaryMarkdown(run: RunRecord, reportDir: string): string {
   const orphans = causes.get(UNJUDGED_CAUSE) ?? [];
   if (orphans.length > 0) {
     out.push('### Blocked by requirements that were not judged', '');
-    for (const r of orphans) out.push(`- \`${r.id}\` (${r.level}): ${md(r.message ?? '')}`);
+    for (const r of orphans) out.push(`- \`${r.id}\` (${r.level}): ${mdCell(r.message ?? '')}`);
     out.push('');
   }
   if (run.responseTimes !== undefined && run.responseTimes.size > 0) {
@@ -104,7 +105,7 @@ export function summaryMarkdown(run: RunRecord, reportDir: string): string {
     '|---|---|---|---|',
     ...rollUp.results.map(
       (r) =>
-        `| \`${r.id}\` | ${r.level} | ${statusMark(r)} ${isBlockedResult(r) ? 'blocked' : r.status}${r.flaky ? ` (flaky: ${retriesText(r.retries ?? 0)})` : ''}${r.status === 'skipped' && r.message ? ` (${md(r.message)})` : ''} | ${md(r.title)} |`,
+        `| \`${r.id}\` | ${r.level} | ${statusMark(r)} ${isBlockedResult(r) ? 'blocked' : r.status}${r.flaky ? ` (flaky: ${retriesText(r.retries ?? 0)})` : ''}${r.status === 'skipped' && r.message ? ` (${mdCell(r.message)})` : ''} | ${mdCell(r.title)} |`,
     ),
     '',
     '</details>',
@@ -120,23 +121,11 @@ export function statusMark(r: RequirementResult): string {
   return r.gating ? '❌' : '⚠️';
 }
 
-/** Markdown table cell text: pipes escaped, line breaks folded. */
-function md(value: string): string {
-  return value.replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
-}
-
-/** Inline code that survives backticks in the value. */
-function code(value: string): string {
-  const text = md(value);
-  const fence = text.includes('`') ? '``' : '`';
-  return `${fence}${fence === '``' ? ' ' : ''}${text}${fence === '``' ? ' ' : ''}${fence}`;
-}
-
 /** summary.md's baseline section. */
 export function baselineMarkdown(outcome: BaselineOutcome): string[] {
   const ids = (list: readonly string[]) => (list.length ? list.map((id) => `\`${id}\``).join(', ') : 'none');
   return [
-    `### Baseline: ${outcome.gate === 'passed' ? '✅ no new failure' : `❌ ${count(outcome.newFailures.length, 'new failure')}`}`,
+    `### Baseline: ${outcome.gate === 'passed' ? '✅ no new failure' : `❌ ${plural(outcome.newFailures.length, 'new failure')}`}`,
     '',
     `Against \`${outcome.file}\` (the run of ${outcome.startedAt} on \`${outcome.target}\`); the exit status fails only on new failures.`,
     '',
@@ -181,12 +170,12 @@ export function expectedMarkdown(outcome: ExpectedOutcome): string[] {
   ];
   if (outcome.excused.length > 0) {
     out.push('| expected | reason |', '|---|---|');
-    for (const e of outcome.excused) out.push(`| \`${e.id}\` | ${md(excuseText(e))} |`);
+    for (const e of outcome.excused) out.push(`| \`${e.id}\` | ${mdCell(excuseText(e))} |`);
     out.push('');
   }
   if (outcome.stale.length > 0) {
     out.push('| stale entry | why |', '|---|---|');
-    for (const s of outcome.stale) out.push(`| \`${s.id}\` | ${md(s.why)} |`);
+    for (const s of outcome.stale) out.push(`| \`${s.id}\` | ${mdCell(s.why)} |`);
     out.push('');
   }
   return out;
@@ -198,7 +187,7 @@ export function rerunMarkdown(outcome: RerunOutcome): string[] {
   const fixed = outcome.items.filter((i) => i.now === 'fixed').length;
   const mark = { fixed: '✅', 'still failing': '❌', blocked: '🚧', 'not checked': '⏭️' } as const;
   return [
-    `### Rerun: ${gating === 0 ? `✅ ${fixed} of ${outcome.items.length} fixed` : `❌ ${count(gating, 'gating requirement')} still failing or blocked`}`,
+    `### Rerun: ${gating === 0 ? `✅ ${fixed} of ${outcome.items.length} fixed` : `❌ ${plural(gating, 'gating requirement')} still failing or blocked`}`,
     '',
     `Of \`${outcome.file}\` (the run of ${outcome.startedAt} on \`${outcome.target}\`): the requirements it failed or left blocked${outcome.preconditions.length > 0 ? `, with what blocked them (${outcome.preconditions.map((id) => `\`${id}\``).join(', ')})` : ''}.`,
     '',
@@ -206,12 +195,8 @@ export function rerunMarkdown(outcome: RerunOutcome): string[] {
     '|---|---|---|---|',
     ...outcome.items.map(
       (i) =>
-        `| \`${i.id}\` | ${i.level} | ${i.before} | ${mark[i.now]} ${i.now}${i.note ? ` (${md(i.note)})` : ''} |`,
+        `| \`${i.id}\` | ${i.level} | ${i.before} | ${mark[i.now]} ${i.now}${i.note ? ` (${mdCell(i.note)})` : ''} |`,
     ),
     '',
   ];
-}
-
-function count(n: number, noun: string): string {
-  return `${n} ${noun}${n === 1 ? '' : 's'}`;
 }

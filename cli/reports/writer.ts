@@ -7,7 +7,10 @@ import type { Paint } from '../console/terminal.ts';
 import type { RunRecord } from '../record/record.ts';
 import type { ReportFolder } from './folder.ts';
 
-/** What the run prints on; every line goes through the run's redactor. */
+/**
+ * What the run prints on: the run's own lines, written as they are (what they quote of a server was
+ * masked where it entered the run).
+ */
 export interface Console {
   readonly p: Paint;
   /** The terminal's width, 60 to 120 columns. */

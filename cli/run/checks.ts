@@ -1,6 +1,7 @@
 /**
- * Stage 4 of a run: the checks. The suites run under vitest (run.ts) against the open target; the
- * Allure reporter writes into a private staging folder that publish copies through the redactor.
+ * Stage 4 of a run: the checks. The suites run under vitest (suites.ts) against the open target;
+ * every check's outcome, and what the reports show of it, comes back through the CLI's reporter
+ * (collector.ts), every exchange through the exchange log.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -8,8 +9,7 @@ import path from 'node:path';
 import type { Config } from '../../suites/harness/config.ts';
 import { EXCHANGE_LOG_KEY, type ExchangeLogSettings } from '../../suites/harness/exchange-log.ts';
 import { type ExchangeLogInbox, openExchangeLog } from '../record/exchanges.ts';
-import type { AllureFiles } from '../record/record.ts';
-import type { TestOutcome } from '../record/rollup.ts';
+import type { CheckOutcome } from '../record/record.ts';
 import type { CollectorEvents } from './collector.ts';
 import type { Dependencies } from './dependencies.ts';
 import type { Plan } from './plan.ts';
@@ -17,20 +17,16 @@ import type { runSuites, SuiteRun } from './suites.ts';
 
 export interface Checked {
   /** Every test's outcome; when the deadline cut the run, selected requirements no test reported on fail. */
-  readonly outcomes: readonly TestOutcome[];
+  readonly outcomes: readonly CheckOutcome[];
   readonly suiteRun: SuiteRun;
 }
 
 /**
- * The exchange log the workers post to, and the Allure results held in memory; the Allure reporter's
- * private folder is gone after dispose() or when the run is interrupted.
+ * The exchange log the worker appends to, in a staging folder of its own: gone after dispose() or
+ * when the run is interrupted.
  */
 export interface Staging {
-  /** What the Allure reporter wrote, by file name (filled when the checks end). */
-  readonly allureResults: AllureFiles;
-  /** The Allure reporter's own folder, written into only if its results cannot be held in memory (suites.ts). */
-  readonly allureResultsDir: string;
-  /** Where the workers post the exchange log (suites/harness/exchange-log.ts, cli/record/exchanges.ts). */
+  /** Where the worker appends the exchange log (suites/harness/exchange-log.ts, cli/record/exchanges.ts). */
   readonly exchangeLog: ExchangeLogInbox;
   dispose(): void;
 }
@@ -43,13 +39,10 @@ export function openStaging(): Staging {
   const dir = mkdtempSync(path.join(tmpdir(), 'petstore-conformance-'));
   const remove = () => rmSync(dir, { recursive: true, force: true });
   process.on('exit', remove);
-  const exchangeLog = openExchangeLog();
+  const exchangeLog = openExchangeLog(path.join(dir, 'exchanges.jsonl'));
   return {
-    allureResults: new Map(),
-    allureResultsDir: path.join(dir, 'allure-results'),
     exchangeLog,
     dispose() {
-      exchangeLog.close();
       process.off('exit', remove);
       remove();
     },
@@ -66,8 +59,6 @@ export interface RunChecksInput {
   readonly events?: CollectorEvents;
   /** Bytes of each body the exchange log keeps (0: sizes only). */
   readonly logBodyBytes: number;
-  /** What each test staged of the Allure results, once it has finished (see RunSuitesOptions). */
-  readonly onAllureStaged?: (files: ReadonlyMap<string, Buffer>) => void;
   /** Aborted when the run is interrupted: the checks are cancelled. */
   readonly stop?: AbortSignal;
 }
@@ -77,7 +68,7 @@ export async function runChecks(input: RunChecksInput): Promise<Checked> {
   const { plan, config, deps } = input;
   const options = deps.suiteVitestOptions(config, plan.spec.openapi);
   const exchangeLog: ExchangeLogSettings = {
-    channel: input.staging.exchangeLog.channel,
+    file: input.staging.exchangeLog.file,
     bodyBytes: input.logBodyBytes,
     operations: [...plan.spec.operations].map(([operationId, route]) => {
       const [method = '', template = ''] = route.split(' ');
@@ -87,15 +78,11 @@ export async function runChecks(input: RunChecksInput): Promise<Checked> {
   options.provide = { ...options.provide, [EXCHANGE_LOG_KEY]: exchangeLog };
   const suiteRun = await input.runSuites(options, {
     root: deps.root(),
-    allureResults: input.staging.allureResults,
-    allureResultsDir: input.staging.allureResultsDir,
-    ...(input.onAllureStaged ? { onAllureStaged: input.onAllureStaged } : {}),
-    environmentInfo: environmentInfo(config, deps.version()),
     ...(deps.startupMs === undefined ? {} : { startupMs: deps.startupMs }),
     ...(input.events ? { events: input.events } : {}),
     ...(input.stop ? { stop: input.stop } : {}),
   });
-  const outcomes: TestOutcome[] = [...suiteRun.outcomes];
+  const outcomes: CheckOutcome[] = [...suiteRun.outcomes];
   if (suiteRun.deadlineHit) {
     const reported = new Set(outcomes.map((o) => o.requirementId));
     for (const r of plan.selected) {
@@ -113,21 +100,4 @@ export async function runChecks(input: RunChecksInput): Promise<Checked> {
     }
   }
   return { outcomes, suiteRun };
-}
-
-/** Shown on the Allure report's environment panel: the configuration, secrets reduced to set/none. */
-function environmentInfo(config: Config, version: string): Record<string, string> {
-  return {
-    target: config.baseUrl,
-    seed: String(config.seed),
-    'petstore-conformance': version,
-    readOnly: String(config.readOnly),
-    strict: String(config.strict),
-    authRequired: String(config.authRequired),
-    only: config.only.join(',') || '(all)',
-    exclude: config.exclude.join(',') || '(none)',
-    apiKey: config.apiKey ? 'set' : 'none',
-    retries: String(config.retries ?? 0),
-    node: process.version,
-  };
 }

@@ -1,12 +1,16 @@
 /**
- * The vitest reporter of the CLI: turns each finished test into a TestOutcome, shows progress,
- * and keeps what the run needs to tell "the server failed" from "the suite broke".
+ * The vitest reporter of the CLI: turns each finished test into a CheckOutcome (its outcome for the
+ * roll-up, and what the reports show of it), through vitest's public reporter API only
+ * (TestCase.meta(), .result(), .diagnostic()); shows progress, and keeps what the run needs to tell
+ * "the server failed" from "the suite broke".
  */
 import path from 'node:path';
 import type { SerializedError } from 'vitest';
 import type { Reporter, TestCase, TestModule, TestSuite, Vitest } from 'vitest/node';
+import type { ExchangeRecord } from '../../suites/harness/exchange.ts';
 import type { RetriedAttempt, TestRetries } from '../record/flaky.ts';
-import type { Failure, Finding, ServerErrorSeen, TestOutcome } from '../record/rollup.ts';
+import type { CheckOutcome } from '../record/record.ts';
+import type { Failure, Finding, ServerErrorSeen } from '../record/rollup.ts';
 import type { SlowAnswers } from '../record/slow.ts';
 
 /** A suite file that failed to load: no test of it ran, so its requirements cannot be judged. */
@@ -19,13 +23,13 @@ export interface CollectorEvents {
   /** A test started (--events). */
   onStart?(test: TestCase): void;
   /** A test finished (progress). */
-  onOutcome?(outcome: TestOutcome, done: number, collected: number): void;
+  onOutcome?(outcome: CheckOutcome, done: number, collected: number): void;
   /** The tests of a file were collected: the run's deadline grows with them. */
   onCollected?(tests: readonly TestCase[]): void;
 }
 
 export class OutcomeCollector implements Reporter {
-  readonly outcomes: TestOutcome[] = [];
+  readonly outcomes: CheckOutcome[] = [];
   readonly brokenModules: BrokenModule[] = [];
   readonly unhandledErrors: string[] = [];
   vitest: Vitest | undefined;
@@ -76,9 +80,9 @@ export class OutcomeCollector implements Reporter {
   }
 
   /** Tests collected but not finished (the run was cut short): their outcomes as failures. */
-  unfinished(reason: string): TestOutcome[] {
+  unfinished(reason: string): CheckOutcome[] {
     const modules = this.vitest?.state.getTestModules() ?? [];
-    const out: TestOutcome[] = [];
+    const out: CheckOutcome[] = [];
     for (const module of modules) {
       for (const test of module.children.allTests()) {
         if (this.seen.has(test.id)) continue;
@@ -113,12 +117,15 @@ export class OutcomeCollector implements Reporter {
     const blockedBy = Array.isArray(meta.blockedBy)
       ? meta.blockedBy.filter((id) => typeof id === 'string')
       : [];
+    const diagnostic = test.diagnostic();
     const base = {
       requirementId: requirementIdOf(test),
       name: test.name,
       file: this.relative(test.module.moduleId),
       ...(this.declared.has(test.id) ? { declared: this.declared.get(test.id)! } : {}),
-      durationMs: Math.round(test.diagnostic()?.duration ?? 0),
+      durationMs: Math.round(diagnostic?.duration ?? 0),
+      ...(diagnostic === undefined ? {} : { startedAt: diagnostic.startTime }),
+      ...shownOf(test),
       ...(serverErrors.length > 0 ? { serverErrors } : {}),
       ...(findings.length > 0 ? { findings } : {}),
       ...(retries ? { retries } : {}),
@@ -133,9 +140,15 @@ export class OutcomeCollector implements Reporter {
         ? { suiteError: meta.suiteError }
         : {}),
     };
-    let outcome: TestOutcome;
+    let outcome: CheckOutcome;
     if (result.state === 'failed') {
-      outcome = { ...base, state: 'failed', failures: result.errors.map(toFailure) };
+      const trace = suiteFrames(result.errors.find((e) => e.stack)?.stack);
+      outcome = {
+        ...base,
+        state: 'failed',
+        failures: result.errors.map(toFailure),
+        ...(trace === undefined ? {} : { trace }),
+      };
     } else if (result.state === 'skipped') {
       // A test skipped without a note under a failed hook did not run because its setup failed:
       // the server failed the setup, so the test fails with the hook's error.
@@ -176,6 +189,43 @@ function isCancelNote(note: string | undefined): boolean {
 function requirementIdOf(test: TestCase): string | undefined {
   const id = (test.meta() as { requirementId?: unknown }).requirementId;
   return typeof id === 'string' ? id : undefined;
+}
+
+/**
+ * What the reports show of a test beside its outcome, as the harness left it in its meta
+ * (suites/harness/requirement.ts): the row of its table, its notes, its last exchanges (masked);
+ * well-formed ones only.
+ */
+function shownOf(test: TestCase): Pick<CheckOutcome, 'caseLabel' | 'notes' | 'evidence'> {
+  const meta = test.meta() as { case?: unknown; notes?: unknown; evidence?: unknown };
+  const notes = Array.isArray(meta.notes) ? meta.notes.filter((n) => typeof n === 'string') : [];
+  const evidence = (Array.isArray(meta.evidence) ? meta.evidence : []).filter(
+    (x): x is ExchangeRecord =>
+      typeof x === 'object' &&
+      x !== null &&
+      typeof x.method === 'string' &&
+      typeof x.url === 'string' &&
+      typeof x.durationMs === 'number',
+  );
+  return {
+    ...(typeof meta.case === 'string' ? { caseLabel: meta.case } : {}),
+    ...(notes.length > 0 ? { notes } : {}),
+    ...(evidence.length > 0 ? { evidence } : {}),
+  };
+}
+
+/**
+ * The stack frames worth showing of a failed check: those of its suite file (suites/list/list.test.ts),
+ * relative to the package. Frames of the harness, vitest and Node say nothing about the server.
+ */
+export function suiteFrames(stack: string | undefined): string | undefined {
+  if (!stack) return undefined;
+  const frames = stack
+    .split('\n')
+    .filter((line) => /^\s+at /.test(line))
+    .map((line) => /(?:^|[\s(/])(suites\/(?!harness\/)[^\s()]+\.test\.[cm]?[jt]s:\d+:\d+)/.exec(line)?.[1])
+    .filter((frame): frame is string => frame !== undefined);
+  return frames.length > 0 ? frames.map((f) => `at ${f}`).join('\n') : undefined;
 }
 
 /** The 5xx answers a test received (task.meta.serverErrors, set by the harness), well-formed ones only. */

@@ -6,13 +6,15 @@
  * `${VAR}` takes a value from the environment; the API key may only come that way.
  *
  * Everything wrong with a file is a UsageError (exit 2, before any request) naming the file, the
- * JSON path and what was expected. The JSON Schema shipped for editors (schemas/config.schema.json)
- * says the same; a test holds the two together.
+ * JSON path and what was expected. The file is checked against the JSON Schema shipped for editors
+ * (schemas/config.schema.json), so that the two cannot disagree; a test holds the schema's keys to
+ * the option table.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileErrorReason, UsageError } from '../record/errors.ts';
+import { quoted, type SchemaProblem, schemaProblem } from './shipped-schema.ts';
 
 /** The files looked for in the working folder when --config is not given, in this order. */
 export const CONFIG_NAMES = [
@@ -33,13 +35,10 @@ export interface FileOption {
 /** What an option holds once read, as parseArgs would give it. */
 export type OptionValue = string | boolean | string[];
 
-/** The keys of the file that are not options. */
-const SCHEMA_KEY = '$schema';
+/** The schema of the file, shipped in schemas/: it says which keys there are and what each takes. */
+const CONFIG_SCHEMA = 'config.schema.json';
+/** The key of named targets. */
 const TARGETS_KEY = 'targets';
-/** Options a target of `targets` cannot set (it is itself the choice of a target). */
-const NOT_IN_A_TARGET = new Set(['target']);
-/** The one option whose value must come from the environment. */
-const SECRET_OPTION = 'api-key';
 
 const VARIABLE = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 
@@ -102,7 +101,10 @@ export function findConfigFile(flag: string | undefined, cwd: string): string | 
   return found[0] === undefined ? undefined : path.join(cwd, found[0]);
 }
 
-/** Reads and checks a config file; throws UsageError naming the file, the JSON path and what was expected. */
+/**
+ * Reads a config file and checks it against the shipped schema (schemas/config.schema.json, as
+ * editors do); throws UsageError naming the file, the key's path and what was expected there.
+ */
 export function readConfigFile(
   file: string,
   cwd: string,
@@ -114,89 +116,36 @@ export function readConfigFile(
     throw new UsageError(`${shown}: ${at}: ${what}`);
   };
   const data = parseFile(file, shown);
-  if (!isObject(data)) fail('$', `expected an object of settings (a mapping), got ${kind(data)}`);
+  if (!isObject(data)) fail('$', `expected an object of settings (a mapping), got ${quoted(data)}`);
+  const problem = schemaProblem(CONFIG_SCHEMA, data);
+  if (problem !== undefined) fail(...schemaMessage(problem));
   const keys = configKeys(options);
   const dir = path.dirname(file);
 
-  /** A level of settings (the top, or one target): checked, by option name, values unexpanded. */
-  const level = (raw: Record<string, unknown>, at: string, top: boolean): Map<string, Raw> => {
+  /** A level of settings (the top, or one target), valid by the schema: by option name, values unexpanded. */
+  const level = (raw: Record<string, unknown>, at: string): Map<string, Raw> => {
     const out = new Map<string, Raw>();
     for (const [key, value] of Object.entries(raw)) {
-      const here = `${at}.${key}`;
-      if (top && key === SCHEMA_KEY) {
-        if (typeof value !== 'string')
-          fail(here, `expected the schema's path or URL (a string), got ${kind(value)}`);
-        continue;
-      }
-      if (top && key === TARGETS_KEY) continue;
       const option = keys.get(key);
-      if (option === undefined || (!top && NOT_IN_A_TARGET.has(option))) {
-        const known = [...keys.keys()].filter((k) => top || !NOT_IN_A_TARGET.has(keys.get(k)!));
-        fail(
-          here,
-          `unknown key "${key}" (expected one of: ${[...(top ? [SCHEMA_KEY, TARGETS_KEY] : []), ...known].join(', ')})`,
-        );
+      if (option === undefined) continue; // $schema and targets: not settings
+      const here = `${at}.${key}`;
+      out.set(option, { value: asParsed(value, options[option]!), at: here });
+      for (const text of [value].flat()) {
+        const stray = typeof text === 'string' ? text.replace(VARIABLE, '').indexOf('${') : -1;
+        if (stray >= 0) fail(here, `"${text}": a variable is written \${NAME} (letters, digits, _)`);
       }
-      out.set(option!, { value: checked(value, options[option!]!, here, option!), at: here });
     }
     return out;
   };
 
-  const checked = (value: unknown, def: FileOption, at: string, option: string): OptionValue => {
-    // Before anything quotes the value: a key written in the file is not repeated on the console.
-    if (
-      option === SECRET_OPTION &&
-      (typeof value !== 'string' || !/^\$\{[A-Za-z_][A-Za-z0-9_]*\}$/.test(value))
-    ) {
-      fail(
-        at,
-        `the API key never goes in the file: write a variable, e.g. apiKey: \${PETSTORE_API_KEY}, and set it in the environment`,
-      );
-    }
-    let result: OptionValue;
-    if (def.type === 'boolean') {
-      if (typeof value !== 'boolean') fail(at, `expected true or false, got ${kind(value)}`);
-      result = value as boolean;
-    } else if (def.multiple) {
-      const list = typeof value === 'string' ? [value] : value;
-      if (!Array.isArray(list) || list.some((v) => typeof v !== 'string' || v.trim() === ''))
-        fail(at, `expected a string or a list of strings, none empty, got ${kind(value)}`);
-      result = list as string[];
-    } else if (def.value === 'integer') {
-      if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) result = String(value);
-      else if (typeof value === 'string' && /^(\d+|\$\{[A-Za-z_][A-Za-z0-9_]*\})$/.test(value.trim()))
-        result = value.trim();
-      else fail(at, `expected a whole number, got ${kind(value)}`);
-    } else {
-      if (typeof value !== 'string' || value.trim() === '')
-        fail(at, `expected a non-empty string, got ${kind(value)}`);
-      result = value as string;
-    }
-    for (const text of typeof result! === 'string'
-      ? [result as string]
-      : Array.isArray(result!)
-        ? result
-        : []) {
-      const stray = text.replace(VARIABLE, '').indexOf('${');
-      if (stray >= 0) fail(at, `"${text}": a variable is written \${NAME} (letters, digits, _)`);
-    }
-    return result!;
-  };
-
-  const top = level(data as Record<string, unknown>, '$', true);
+  const top = level(data as Record<string, unknown>, '$');
   const targets = new Map<string, Map<string, Raw>>();
-  const rawTargets = (data as Record<string, unknown>)[TARGETS_KEY];
-  if (rawTargets !== undefined) {
-    if (!isObject(rawTargets))
-      fail(`$.${TARGETS_KEY}`, `expected an object of named targets, got ${kind(rawTargets)}`);
-    for (const [name, target] of Object.entries(rawTargets as Record<string, unknown>)) {
-      const at = `$.${TARGETS_KEY}.${name}`;
-      if (!/^[A-Za-z0-9][A-Za-z0-9_.-]*$/.test(name))
-        fail(at, 'a target name is letters, digits, ".", "_" and "-", starting with a letter or digit');
-      if (!isObject(target)) fail(at, `expected the target's settings (an object), got ${kind(target)}`);
-      targets.set(name, level(target as Record<string, unknown>, at, false));
-    }
-  }
+  const rawTargets = (data as Record<string, unknown>)[TARGETS_KEY] as Record<
+    string,
+    Record<string, unknown>
+  >;
+  for (const [name, target] of Object.entries(rawTargets ?? {}))
+    targets.set(name, level(target, `$.${TARGETS_KEY}.${name}`));
 
   const expand = (raw: Raw): OptionValue => {
     const one = (text: string) =>
@@ -278,13 +227,30 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** What a value is, for "got …": a short quote of it. */
-function kind(value: unknown): string {
-  if (value === null || value === undefined) return 'nothing (null)';
-  if (Array.isArray(value)) return 'a list';
-  if (typeof value === 'object') return 'an object';
-  const text = JSON.stringify(value);
-  return text.length > 60 ? `${text.slice(0, 60)}…` : text;
+/** A value the schema accepted, as parseArgs would give it: a list for a repeatable option, digits as a string. */
+function asParsed(value: unknown, def: FileOption): OptionValue {
+  if (def.multiple) return [value].flat() as string[];
+  if (typeof value === 'number') return String(value);
+  return value as string | boolean;
+}
+
+/** The message of what the schema found wrong: where ($.targets.qa.timeoutMs), and what. */
+function schemaMessage(problem: SchemaProblem): [at: string, what: string] {
+  const at = ['$', ...problem.at].join('.');
+  switch (problem.kind) {
+    case 'unknown key':
+      return [
+        `${at}.${problem.key}`,
+        `unknown key "${problem.key}" (expected one of: ${problem.allowed.join(', ')})`,
+      ];
+    case 'bad name':
+      return [`${at}.${problem.key}`, `expected ${problem.expected}`];
+    case 'missing':
+      return [at, `"${problem.key}" is missing: expected ${problem.expected}`];
+    case 'invalid':
+      // A key written in the file is not repeated on the console.
+      return [at, `expected ${problem.expected}${problem.secret ? '' : `, got ${quoted(problem.value)}`}`];
+  }
 }
 
 function shownPath(file: string, cwd: string): string {

@@ -1,7 +1,9 @@
 /**
- * Reads the file of --expected (YAML or JSON) when the run is planned, and checks every entry: a
- * file that is not what it should be stops the run (exit 2) with one line naming the file, the
- * entry and what was expected there. What the entries then do: cli/record/expected.ts.
+ * Reads the file of --expected (YAML or JSON) when the run is planned, and checks it against the
+ * shipped schema (schemas/expected.schema.json, which editors check it with too), then every id
+ * against the catalog: a file that is not what it should be stops the run (exit 2) with one line
+ * naming the file, the entry and what was expected there. What the entries then do:
+ * cli/record/expected.ts.
  *
  *   - id: CREATE-OK                       # a requirement id of the catalog
  *     reason: our create answers 200      # required: why the deviation ships
@@ -16,8 +18,10 @@ import path from 'node:path';
 import type { Catalog } from '../../catalog/catalog.ts';
 import { CannotJudgeError, fileErrorReason } from '../record/errors.ts';
 import type { ExpectedEntry, ExpectedFile } from '../record/expected.ts';
+import { quoted, type SchemaProblem, schemaProblem } from './shipped-schema.ts';
 
-const FIELDS = ['id', 'reason', 'link', 'expires'] as const;
+/** The schema of the file, shipped in schemas/ for editors: the run checks the file against it. */
+const EXPECTED_SCHEMA = 'expected.schema.json';
 
 /** Reads and checks the file; throws CannotJudgeError saying what is wrong and where. */
 export function loadExpected(given: string, cwd: string, catalog: Pick<Catalog, 'get'>): ExpectedFile {
@@ -37,80 +41,52 @@ export function loadExpected(given: string, cwd: string, catalog: Pick<Catalog, 
   } catch (error) {
     throw fail(`not YAML or JSON: ${((error as Error).message.split('\n')[0] ?? '').trim()}`);
   }
-  const list = isObject(data) && 'expected' in data ? data.expected : data;
-  if (!Array.isArray(list)) {
-    throw fail(
-      `expected a list of entries (id, reason, and optionally link and expires), alone or under "expected:"; got ${kind(list)}`,
-    );
-  }
+  const underKey = typeof data === 'object' && data !== null && !Array.isArray(data);
+  // The entries as the schema lets them through (checked just below).
+  const list = (underKey ? (data as { expected?: unknown }).expected : data) as ExpectedEntry[] | undefined;
+  const problem = schemaProblem(EXPECTED_SCHEMA, data);
+  if (problem !== undefined) throw fail(problemText(problem, underKey, list ?? []));
   const seen = new Map<string, number>();
-  const entries = list.map((item, index): ExpectedEntry => {
+  const entries = (list ?? []).map((item, index): ExpectedEntry => {
     const n = index + 1;
-    if (!isObject(item)) throw fail(`entry ${n}: expected an object with id and reason, got ${kind(item)}`);
-    const id = item.id;
-    if (typeof id !== 'string' || id.trim() === '') {
-      throw fail(`entry ${n}: "id" is missing: expected a requirement id such as CREATE-OK, got ${kind(id)}`);
-    }
-    const at = `entry ${n} (${id})`;
-    const unknown = Object.keys(item).find((k) => !(FIELDS as readonly string[]).includes(k));
-    if (unknown !== undefined)
-      throw fail(`${at}: unknown field "${unknown}" (the fields are ${FIELDS.join(', ')})`);
-    if (catalog.get(id) === undefined) {
+    const at = entryLabel(n, item);
+    if (catalog.get(item.id) === undefined) {
       throw fail(
         `${at}: "id" is not a requirement of the catalog (petstore-conformance requirements lists them)`,
       );
     }
-    const earlier = seen.get(id);
-    if (earlier !== undefined) throw fail(`${at}: ${id} is already listed by entry ${earlier}`);
-    seen.set(id, n);
-    const { reason, link, expires } = item;
-    if (typeof reason !== 'string' || reason.trim() === '') {
-      throw fail(
-        `${at}: "reason" is required: a sentence saying why the deviation is expected, got ${kind(reason)}`,
-      );
-    }
-    if (link !== undefined && !isHttpUrl(link)) {
-      throw fail(`${at}: "link" must be an http or https URL (the ticket), got ${kind(link)}`);
-    }
-    if (expires !== undefined && !isDate(expires)) {
-      throw fail(`${at}: "expires" must be a date as YYYY-MM-DD, got ${kind(expires)}`);
-    }
+    const earlier = seen.get(item.id);
+    if (earlier !== undefined) throw fail(`${at}: ${item.id} is already listed by entry ${earlier}`);
+    seen.set(item.id, n);
     return {
-      id,
-      reason: reason.trim(),
-      ...(link === undefined ? {} : { link: link as string }),
-      ...(expires === undefined ? {} : { expires: expires as string }),
+      id: item.id,
+      reason: item.reason.trim(),
+      ...(item.link === undefined ? {} : { link: item.link }),
+      ...(item.expires === undefined ? {} : { expires: item.expires }),
     };
   });
   return { given, entries };
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+/** "entry 2 (CREATE-OK)", or "entry 2" while it has no id to name it by. */
+function entryLabel(n: number, item: unknown): string {
+  const id = (item as { id?: unknown } | null)?.id;
+  return typeof id === 'string' && id.trim() !== '' ? `entry ${n} (${id})` : `entry ${n}`;
 }
 
-function isHttpUrl(value: unknown): boolean {
-  if (typeof value !== 'string') return false;
-  try {
-    const url = new URL(value);
-    return url.protocol === 'http:' || url.protocol === 'https:';
-  } catch {
-    return false;
+/** What the schema found wrong, said by entry and field: "entry 1 (CREATE-OK): "link": expected …". */
+function problemText(problem: SchemaProblem, underKey: boolean, list: readonly unknown[]): string {
+  const at = underKey ? problem.at.slice(1) : problem.at;
+  const [index, field] = at;
+  const where = index === undefined ? '' : `${entryLabel(Number(index) + 1, list[Number(index)])}: `;
+  switch (problem.kind) {
+    case 'unknown key':
+      return `${where}unknown ${index === undefined ? 'key' : 'field'} "${problem.key}" (the ${index === undefined ? 'keys' : 'fields'} are ${problem.allowed.join(', ')})`;
+    case 'bad name':
+      return `${where}"${problem.key}": expected ${problem.expected}`;
+    case 'missing':
+      return `${where}"${problem.key}" is missing: expected ${problem.expected}`;
+    case 'invalid':
+      return `${where}${field === undefined ? '' : `"${field}": `}expected ${problem.expected}, got ${quoted(problem.value)}`;
   }
-}
-
-/** A real calendar day written YYYY-MM-DD. */
-function isDate(value: unknown): boolean {
-  if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(value)) return false;
-  const day = new Date(`${value}T00:00:00Z`);
-  return !Number.isNaN(day.getTime()) && day.toISOString().slice(0, 10) === value;
-}
-
-/** What a value is, for a message: "a list", "the number 3", "\"soon\"", "nothing". */
-function kind(value: unknown): string {
-  if (value === undefined || value === null) return 'nothing';
-  if (Array.isArray(value)) return 'a list';
-  if (typeof value === 'string') return JSON.stringify(value);
-  if (typeof value === 'object') return 'an object';
-  return `the ${typeof value} ${String(value)}`;
 }

@@ -5,13 +5,13 @@
  */
 import type { Catalog } from '../../catalog/catalog.ts';
 import type { Config } from '../../suites/harness/config.ts';
-import type { Baseline } from '../across/baseline.ts';
 import { againstBaseline, type Comparable } from '../across/diff.ts';
 import { applyExpected, type ExpectedFile, type ExpectedOutcome } from '../record/expected.ts';
 import type { BaselineOutcome } from '../record/record.ts';
 import { type RerunOutcome, type RerunSource, rerunOutcome } from '../record/rerun.ts';
 import { isBlockedResult, type RollUp, rollUp } from '../record/rollup.ts';
 import type { Checked } from './checks.ts';
+import type { Baseline } from './plan.ts';
 
 export type Judgement =
   /**

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { PREFIX_PATTERN, parsePrefixes } from '../../catalog/select.ts';
 import type { Config } from '../../suites/harness/config.ts';
+import { shortKeyWarning } from '../../suites/harness/keys.ts';
 import { MAX_RETRIES } from '../../suites/harness/retry.ts';
 import { UsageError } from '../record/errors.ts';
 import {
@@ -94,6 +95,8 @@ export type Target =
 
 /** Everything of a run except the base URL of the reference, which is known once it listens. */
 export interface RunPlan {
+  /** The working folder: the paths given as typed (--baseline, --expected) are read against it. */
+  readonly cwd: string;
   readonly target: Target;
   /** The Config without its baseUrl (target.ts fills it in once the target is open). */
   readonly config: Omit<Config, 'baseUrl'>;
@@ -226,31 +229,21 @@ export function parseInvocation(argv: readonly string[], env: Env, cwd: string):
   if (scheme !== undefined && apiKey === undefined) {
     warnings.push(`${scheme.label} without an API key: no Authorization header is sent`);
   }
+  const shortKey = shortKeyWarning(apiKey);
+  if (shortKey !== undefined) warnings.push(shortKey);
 
   const only = prefixes(setting(sources, 'only'));
   const exclude = prefixes(setting(sources, 'exclude'));
 
-  const seedSetting = text('seed');
-  const seed =
-    seedSetting === undefined
-      ? randomInt(0, MAX_SEED + 1)
-      : parseInteger(seedSetting.value, seedSetting.label, 0, MAX_SEED);
-  const timeoutSetting = text('timeout-ms');
-  const timeoutMs =
-    timeoutSetting === undefined
-      ? DEFAULTS.timeoutMs
-      : parseInteger(timeoutSetting.value, timeoutSetting.label, 1, MAX_TIMEOUT_MS);
-
-  const retriesSetting = text('retries');
-  const retries =
-    retriesSetting === undefined
-      ? 0
-      : parseInteger(retriesSetting.value, retriesSetting.label, 0, MAX_RETRIES);
-  const maxTimeSetting = text('max-response-time');
-  const maxResponseTimeMs =
-    maxTimeSetting === undefined
-      ? undefined
-      : parseInteger(maxTimeSetting.value, maxTimeSetting.label, 1, MAX_TIMEOUT_MS);
+  /** A whole-number setting from `min` to `max`; undefined when not set. */
+  const integer = (name: OptionName, min: number, max: number): number | undefined => {
+    const found = text(name);
+    return found === undefined ? undefined : parseInteger(found.value, found.label, min, max);
+  };
+  const seed = integer('seed', 0, MAX_SEED) ?? randomInt(0, MAX_SEED + 1);
+  const timeoutMs = integer('timeout-ms', 1, MAX_TIMEOUT_MS) ?? DEFAULTS.timeoutMs;
+  const retries = integer('retries', 0, MAX_RETRIES) ?? 0;
+  const maxResponseTimeMs = integer('max-response-time', 1, MAX_TIMEOUT_MS);
 
   const reportDirSetting = text('report-dir');
   const reportDir = path.resolve(cwd, reportDirSetting?.value ?? DEFAULTS.reportDir);
@@ -330,6 +323,7 @@ export function parseInvocation(argv: readonly string[], env: Env, cwd: string):
   };
   return {
     kind: 'run',
+    cwd,
     target,
     config,
     reportDir,

@@ -1,8 +1,11 @@
 /**
- * Before stage 2: where a run writes while it runs. Every line goes through one redactor (the key
- * and the proxy's credentials never printed); the events stream (--events) is opened first, so that
- * a file that cannot be written stops the run before any request; with the events on stdout,
- * everything else goes to stderr, vitest's messages too.
+ * Before stage 2: where a run writes while it runs. The console's lines and the events stream are
+ * the run's own words, written as they are: every secret in what they show was masked where it was
+ * put or where the server's text entered the run (suites/harness/redact.ts). What the run does not
+ * write itself, vitest's messages on the process's streams, may quote anything (an error's text):
+ * that is masked as a server's text, with the key, its near misses and the proxy's password. The
+ * events stream (--events) is opened first, so that a file that cannot be written stops the run
+ * before any request; with the events on stdout, everything else goes to stderr, vitest's too.
  */
 import { keySecrets } from '../../suites/harness/keys.ts';
 import { proxySecrets } from '../../suites/harness/network.ts';
@@ -14,6 +17,7 @@ import type { Console } from '../reports/writer.ts';
 import type { RunPlan } from './options.ts';
 
 export interface Outputs {
+  /** Masks the run's secrets in a text that did not come from the run itself (an error's). */
   readonly redactor: Redactor;
   readonly console: Console;
   /** --events: the stream the run writes its events to. */
@@ -26,23 +30,25 @@ export interface Outputs {
 export function openOutputs(plan: RunPlan, io: Io, env: Env): Outputs {
   // The key with its near misses (AUTH-WRONG-KEY-REFUSED sends them), each as secret as the key.
   const redactor = createRedactor([...keySecrets(plan.config.apiKey), ...proxySecrets(plan.config.network)]);
-  const stdout = io.stdout.write.bind(io.stdout);
-  const events = plan.events === undefined ? undefined : EventStream.open(plan.events, stdout, redactor);
   const toStderr = plan.events === '-';
+  const out: Io['stdout'] = toStderr ? io.stderr : io.stdout;
+  // The run's own writers, taken before the process's streams are masked for vitest below.
+  const stdout = io.stdout.write.bind(io.stdout);
+  const writeOut = out.write.bind(out);
+  const writeErr = io.stderr.write.bind(io.stderr);
+  const events = plan.events === undefined ? undefined : EventStream.open(plan.events, stdout);
   const undo = [
     ...(toStderr && io.stdout === process.stdout ? [divertStream(process.stdout, process.stderr)] : []),
-    // Whatever reaches the process's own streams (vitest's messages too) is redacted as well.
+    // What others write on the process's streams (vitest's messages) is masked.
     ...[process.stdout, process.stderr].map((s) => redactStream(s, redactor)),
   ];
-  // The console: every line through the redactor, colours only on a terminal.
-  const out: Io['stdout'] = toStderr ? io.stderr : io.stdout;
+  // The console: the run's own lines, colours only on a terminal.
   const console: Console = {
     p: paintFor(out, env),
     width: Math.min(120, Math.max(60, out.columns ?? 100)),
-    out: (line = '') => out.write(`${redactor.text(line)}\n`),
-    err: (line: string) => io.stderr.write(`${redactor.text(line)}\n`),
-    warn: (line: string) =>
-      io.stderr.write(`${redactor.text(paintFor(io.stderr, env).yellow(`warning: ${line}`))}\n`),
+    out: (line = '') => writeOut(`${line}\n`),
+    err: (line: string) => writeErr(`${line}\n`),
+    warn: (line: string) => writeErr(`${paintFor(io.stderr, env).yellow(`warning: ${line}`)}\n`),
   };
   return {
     redactor,

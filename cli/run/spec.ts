@@ -7,11 +7,17 @@ import { Worker } from 'node:worker_threads';
 import { type Catalog, loadCatalog } from '../../catalog/catalog.ts';
 import { readChecked } from '../../catalog/checked.ts';
 import { specFiles } from '../../catalog/paths.ts';
+import { type Route, routeNames, routesOf } from '../../catalog/routes.ts';
 import { CannotJudgeError, oneLine } from '../record/errors.ts';
+import { type CatalogIdentity, catalogIdentity } from '../record/record.ts';
 
 export interface Spec {
   readonly catalog: Catalog;
-  /** operationId → "GET /pets", from spec/openapi.yaml. */
+  /** The catalog's identity (its ids and levels), as the reports name the catalog a run judged by. */
+  readonly identity: CatalogIdentity;
+  /** The operations of spec/openapi.yaml (catalog/routes.ts). */
+  readonly routes: readonly Route[];
+  /** operationId → "GET /pets": the routes as the reports label them. */
   readonly operations: ReadonlyMap<string, string>;
   /** spec/openapi.yaml as validated: dereferenced, a plain object the suites' workers are handed. */
   readonly openapi: object;
@@ -42,14 +48,8 @@ export async function loadSpec(): Promise<Spec> {
   // biome-ignore lint/suspicious/noExplicitAny: an OpenAPI document is read here as loosely typed data
   const api: any = validated.api;
   if (catalog === undefined) throw new CannotJudgeError(`the spec is invalid: ${oneLine(catalogError)}`);
-  const operations = new Map<string, string>();
-  for (const [route, item] of Object.entries<Record<string, { operationId?: string }>>(api.paths ?? {})) {
-    for (const [method, op] of Object.entries(item)) {
-      if (op && typeof op === 'object' && typeof op.operationId === 'string') {
-        operations.set(op.operationId, `${method.toUpperCase()} ${route}`);
-      }
-    }
-  }
+  const routes = routesOf(api);
+  const operations = routeNames(routes);
   for (const r of catalog.requirements) {
     if (r.operation !== 'any' && !operations.has(r.operation)) {
       throw new CannotJudgeError(
@@ -57,7 +57,7 @@ export async function loadSpec(): Promise<Spec> {
       );
     }
   }
-  return { catalog, operations, openapi: api };
+  return { catalog, identity: catalogIdentity(catalog.requirements), routes, operations, openapi: api };
 }
 
 /** What swagger-parser made of an OpenAPI document: the document, dereferenced, or why it is invalid. */

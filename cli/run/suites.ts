@@ -4,18 +4,16 @@
  * and past it the run is cancelled and its unfinished tests fail.
  */
 import { type Reporter, startVitest, type TestCase } from 'vitest/node';
-import { CONFIG_KEY, REQUIREMENTS_KEY } from '../../suites/harness/config.ts';
+import { CONFIG_KEY } from '../../suites/harness/config.ts';
 import { rateLimitPatienceMs } from '../../suites/harness/pace.ts';
-import type { AllureFiles } from '../record/record.ts';
-import type { TestOutcome } from '../record/rollup.ts';
+import type { CheckOutcome } from '../record/record.ts';
 import { type BrokenModule, type CollectorEvents, OutcomeCollector } from './collector.ts';
-import { LateReporter } from './late-reporter.ts';
 import { mark, STAGE } from './timeline.ts';
 
 export type VitestOptions = NonNullable<Parameters<typeof startVitest>[2]>;
 
 export interface SuiteRun {
-  readonly outcomes: readonly TestOutcome[];
+  readonly outcomes: readonly CheckOutcome[];
   /** Suite files that failed to load: the suite is broken, the run cannot judge. */
   readonly brokenModules: readonly BrokenModule[];
   readonly unhandledErrors: readonly string[];
@@ -30,23 +28,6 @@ export interface SuiteRun {
 export interface RunSuitesOptions {
   /** The package root: test files are reported relative to it. */
   readonly root: string;
-  /**
-   * Where the allure-vitest reporter's results go, held in memory (reports/allure.ts writes them
-   * into the report folder through redaction); filled by the time runSuites resolves.
-   */
-  readonly allureResults: AllureFiles;
-  /**
-   * A private folder for the allure-vitest reporter, which is given one: written into only should
-   * its results not reach allureResults (then read back from it when the run ends).
-   */
-  readonly allureResultsDir: string;
-  /**
-   * Called with what each test staged into allureResults once it has finished (while the checks go
-   * on): its result and its attachments, which stay as they are.
-   */
-  readonly onAllureStaged?: (files: ReadonlyMap<string, Buffer>) => void;
-  /** Shown on the Allure report's environment panel (no secrets). */
-  readonly environmentInfo: Record<string, string>;
   readonly events?: CollectorEvents;
   /** Time allowed before any test is collected (vitest start-up, suite files loading). */
   readonly startupMs?: number;
@@ -75,20 +56,6 @@ export async function runSuites(suiteOptions: VitestOptions, options: RunSuitesO
       options.events?.onOutcome?.(outcome, done, collected);
     },
   });
-  // allure-vitest is loaded as the first test ends, rather than before vitest starts (about 25 ms
-  // of the main thread then, on the run's critical path; late-reporter.ts). Loaded while the worker
-  // starts instead, it delayed the worker's first file, which the main thread serves.
-  const allure = new LateReporter(async () => {
-    const { StagingAllureReporter } = await import('./allure-staging.ts');
-    return new StagingAllureReporter(
-      { resultsDir: options.allureResultsDir },
-      suiteOptions.provide?.[REQUIREMENTS_KEY],
-      options.allureResults,
-      options.environmentInfo,
-      options.onAllureStaged,
-    );
-  });
-
   let deadlineHit = false;
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<'deadline'>((resolve) => {
@@ -98,10 +65,6 @@ export async function runSuites(suiteOptions: VitestOptions, options: RunSuitesO
     timer.unref();
   });
 
-  // From the package root, so that the Allure results name suite files the same wherever the
-  // command was started (allure-vitest names them relative to the working folder).
-  const cwd = process.cwd();
-  process.chdir(options.root);
   let startError: string | undefined;
   const releaseSignals = options.stop ? keepSignals() : () => undefined;
   mark(STAGE.vitestStarting);
@@ -109,7 +72,7 @@ export async function runSuites(suiteOptions: VitestOptions, options: RunSuitesO
     ...suiteOptions,
     config: false,
     watch: false,
-    reporters: [collector, allure, stageReporter(() => void allure.load().catch(() => undefined))],
+    reporters: [collector, stageReporter()],
   }).then(
     () => 'done' as const,
     (error: unknown) => {
@@ -137,12 +100,6 @@ export async function runSuites(suiteOptions: VitestOptions, options: RunSuitesO
   } finally {
     releaseSignals();
     clearInterval(timer);
-    process.chdir(cwd);
-    try {
-      (await allure.load()).collect();
-    } catch (error) {
-      startError ??= `the Allure reporter could not be loaded: ${error instanceof Error ? error.message : String(error)}`;
-    }
     mark(STAGE.testsDone);
   }
 
@@ -191,10 +148,8 @@ export function worstCaseMs(
  * transformed as the run starts: the main thread does it while the worker starts, instead of while
  * the worker waits for each file in turn (about 0.08 s for the first, 0.02 s for each next one).
  * A file that does not transform is left to fail where it always has, when the worker asks for it.
- * `onFirstResult` is called as the first test ends: the worker has loaded what it needs, and the
- * main thread, which answers it until then, has time to spare while the checks run.
  */
-function stageReporter(onFirstResult: () => void): Reporter {
+function stageReporter(): Reporter {
   const once = new Set<string>();
   const first = (stage: Parameters<typeof mark>[0]) => () => {
     if (once.has(stage)) return;
@@ -207,10 +162,7 @@ function stageReporter(onFirstResult: () => void): Reporter {
         project.vite.environments.ssr?.transformRequest(moduleId).catch(() => undefined);
     },
     onTestModuleCollected: first(STAGE.collected),
-    onTestCaseResult: () => {
-      if (!once.has(STAGE.firstTest)) onFirstResult();
-      first(STAGE.firstTest)();
-    },
+    onTestCaseResult: first(STAGE.firstTest),
   };
 }
 

@@ -51,25 +51,6 @@ export async function openTarget(
   };
 }
 
-/**
- * The target as a report names it when the run stopped before opening it: `name` for the report,
- * and the run's configuration with no base URL for a reference that was never started.
- */
-export function unopenedTarget(options: Pick<RunPlan, 'target' | 'config'>): {
-  name: string;
-  from: string;
-  config: Config;
-} {
-  const { target, config } = options;
-  return target.kind === 'reference'
-    ? {
-        name: '(bundled reference implementation)',
-        from: 'bundled reference implementation',
-        config: withBaseUrl(config, ''),
-      }
-    : { name: target.baseUrl, from: target.from, config: withBaseUrl(config, target.baseUrl) };
-}
-
 /** The one frozen Config of a run, once the base URL is known. */
 function withBaseUrl(config: Omit<Config, 'baseUrl'>, baseUrl: string): Config {
   return Object.freeze({

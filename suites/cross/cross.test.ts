@@ -1,5 +1,6 @@
 import {
   type ApiResponse,
+  aPetThatExists,
   aPetToShow,
   blocked,
   type CheckContext,
@@ -8,6 +9,7 @@ import {
   createPet,
   describeResponse,
   ensurePets,
+  exactInteger,
   expectApplicationJson,
   expectSchema,
   expectStatus,
@@ -24,6 +26,8 @@ import {
   type RequestOptions,
   readJson,
   requirement,
+  type Spelling,
+  spellingsOf,
   stringifyExact,
 } from '../harness/index.ts';
 
@@ -574,6 +578,87 @@ requirement.each(
 
 requirement.each('AUTH-WRONG-KEY-REFUSED', operations, async (ctx, { send }) => {
   expectRefused(await send(ctx, 'wrong'), 'with a wrong key');
+});
+
+/** The resource a spelling asks for: the list, or a pet that exists (created, or read-only, listed). */
+const spelledReads = [
+  {
+    case: 'listPets at other spellings of its path',
+    resource: async (_ctx: CheckContext) => ({
+      path: '/pets',
+      what: 'the list',
+      serves: (body: unknown) => Array.isArray(body),
+    }),
+  },
+  {
+    case: 'showPetById at other spellings of its path',
+    // Created (or listed), not shown: a show that fails with the key says nothing of one without it.
+    resource: async (ctx: CheckContext) => {
+      const id = await aPetThatExists(ctx);
+      return {
+        path: petPath(id),
+        what: `pet ${id}`,
+        serves: (body: unknown) => isPetWithId(body, id),
+      };
+    },
+  },
+];
+
+/** Whether a JSON body is an object whose id is `id`, digit for digit. */
+function isPetWithId(body: unknown, id: string): boolean {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return false;
+  const shown = (body as { id?: unknown }).id;
+  return exactInteger(shown)?.toString() === id || shown === id;
+}
+
+/**
+ * Sends every spelling of a resource's path without the key or with a wrong one (harness/spellings.ts),
+ * at once, and fails on the first that serves the resource: a 2xx with the list or the pet (a HEAD's
+ * 2xx, which carries no body, serves its headers). Any other answer is left alone: whether a spelling
+ * names the resource at all is not this requirement's to judge.
+ */
+async function expectNoSpellingServed(
+  ctx: CheckContext,
+  auth: 'none' | 'wrong',
+  resource: (
+    ctx: CheckContext,
+  ) => Promise<{ path: string; what: string; serves: (body: unknown) => boolean }>,
+): Promise<void> {
+  const { path, what, serves } = await resource(ctx);
+  const spellings = spellingsOf(path, ctx.config.readOnly);
+  const answers = await inParallel(spellings, spellings.length, ({ method, path: spelled, headers }) =>
+    ctx.api.request(method, spelled, { auth, asWritten: true, ...(headers ? { headers } : {}) }),
+  );
+  const served = answers.flatMap((res, i) => {
+    if (!isSuccess(res.status)) return [];
+    if (res.request.method !== 'HEAD') {
+      try {
+        if (!serves(JSON.parse(res.text))) return [];
+      } catch {
+        return [];
+      }
+    }
+    return [{ res, spelling: spellings[i]! }];
+  });
+  const [first, ...others] = served;
+  if (first === undefined) return;
+  const without = auth === 'none' ? 'without the key' : 'with a wrong key';
+  const base = new URL(ctx.config.baseUrl).pathname.replace(/\/+$/, '');
+  const shown = ({ spelling }: { spelling: Spelling }) =>
+    `${spelling.method} ${base}${spelling.path} (${spelling.case})`;
+  fail(
+    first.res,
+    `no spelling of ${what}'s path serves it ${without}: each refused, or not found (any 4xx), as the path as documented is`,
+    `${shown(first)} served ${what} ${without}: ${describeResponse(first.res)}${others.length > 0 ? `; so did ${others.map(shown).join(', ')}` : ''}`,
+  );
+}
+
+requirement.each('AUTH-MISSING-KEY-REFUSED', spelledReads, async (ctx, { resource }) => {
+  await expectNoSpellingServed(ctx, 'none', resource);
+});
+
+requirement.each('AUTH-WRONG-KEY-REFUSED', spelledReads, async (ctx, { resource }) => {
+  await expectNoSpellingServed(ctx, 'wrong', resource);
 });
 
 /** The near misses of the key (harness/keys.ts): what each is, and why a key may have none. */

@@ -1,6 +1,8 @@
 import type { ApiResponse } from './client.ts';
 import { ConformanceError, isBrokenMessage, isConformanceError } from './errors.ts';
+import { shownUrl } from './exchange.ts';
 import { describeResponse } from './expect.ts';
+import { redact } from './redact.ts';
 import { pathAndQuery } from './url.ts';
 
 /**
@@ -19,17 +21,22 @@ import { pathAndQuery } from './url.ts';
  * its evidence and these words, not "a precondition failed" (cli/record/blocking.ts).
  */
 export class Blocked extends Error {
+  /** What came back; "POST /pets answered 500, empty body" by default. Masked as the server's text. */
+  readonly received: string;
+
   constructor(
     readonly by: readonly string[],
     /** What was needed, as a failure's `expected` would say it. */
     readonly needed: string,
     readonly evidence: ApiResponse,
-    /** What came back; "POST /pets answered 500, empty body" by default. */
-    readonly received = `${evidence.request.method} ${pathAndQuery(evidence.request.url)} answered ${describeResponse(evidence)}`,
+    received = `${evidence.request.method} ${pathAndQuery(shownUrl(evidence.request))} answered ${describeResponse(evidence)}`,
     /** Why the check fails itself when none of `by` fails ("a fault of the list unless the store lost pets"). */
     readonly ownFault?: string,
   ) {
-    super(`blocked by ${by.join(', ')}: ${received} (${needed})`);
+    const masked = redact(received);
+    // The ids and `needed` are the suite's own words: only what came back is masked.
+    super(`blocked by ${by.join(', ')}: ${masked} (${needed})`);
+    this.received = masked;
     this.name = 'Blocked';
   }
 

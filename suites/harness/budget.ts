@@ -19,9 +19,10 @@ export const SETUP_CONCURRENCY = 34;
 
 /**
  * Creates CREATE-CONCURRENT sends at once: the widest burst of creates the run sends, wider than a
- * setup's (SETUP_CONCURRENCY), the generated sequences' 16 and GENERATED_CONCURRENCY. A server that
- * loses writes only above some concurrency then loses them in the check that judges it, not only in
- * another check's setup, where the loss could only block (or be suspected of) that bystander.
+ * setup's (SETUP_CONCURRENCY), the generated sequences' 16, MINEFIELD_CONCURRENCY and
+ * GENERATED_CONCURRENCY. A server that loses writes only above some concurrency then loses them in
+ * the check that judges it, not only in another check's setup, where the loss could only block (or
+ * be suspected of) that bystander.
  */
 export const CONCURRENT_CREATES = 40;
 
@@ -42,6 +43,12 @@ export const GENERATED_BUDGET_FACTOR = 2;
  * CREATE-CONCURRENT sends at once, so that no server sees more concurrency from them than the suite already asks for.
  */
 export const GENERATED_CONCURRENCY = 10;
+
+/**
+ * Bodies of the JSON minefield (harness/minefield.ts) sent at once: some sixty bodies take three round
+ * trips, within MAX_SEQUENTIAL_REQUESTS, and fewer creates are in flight than CONCURRENT_CREATES.
+ */
+export const MINEFIELD_CONCURRENCY = 20;
 
 /**
  * The longest one request can take: its timeout, and with --retries each retry's timeout and the

@@ -2,7 +2,14 @@ import { randomBytes } from 'node:crypto';
 import type { Dispatcher } from 'undici';
 import type { Config, Network } from './config.ts';
 import { BrokenMessage, ConformanceError, HTTP_MESSAGE_ID, RateLimited } from './errors.ts';
-import { type ExchangeRecord, formatBytes, recordExchange, type SentRequest, toCurl } from './exchange.ts';
+import {
+  type ExchangeRecord,
+  formatBytes,
+  recordExchange,
+  type SentRequest,
+  shownUrl,
+  toCurl,
+} from './exchange.ts';
 import type { ExchangeSink } from './exchange-log.ts';
 import { stringifyExact } from './json.ts';
 import { keySecrets, type NearMiss, nearMissKey } from './keys.ts';
@@ -18,7 +25,7 @@ import {
 } from './pace.ts';
 import {
   isSecretHeader,
-  redactUrl,
+  redact,
   registerSecret,
   registerSecretHeader,
   registerSecretQueryParam,
@@ -108,10 +115,16 @@ export interface RequestOptions {
   /** A POSIX sh command that prints the body, for curl lines of bodies too long to paste. */
   readonly bodyCommand?: string;
   /**
-   * A create that must have the server to itself: sent when no other create of this worker is in
+   * A create that must have the server to itself: sent when no other create of the run is in
    * flight, and holding the others back until it is answered (see model.ts). Without a model, no effect.
    */
   readonly alone?: boolean;
+  /**
+   * The path sent exactly as written: not resolved as a URL, so that dot segments, doubled slashes
+   * and percent-encodings reach the server as they are (a check of how a server reads other spellings
+   * of a path). The curl line then says --path-as-is.
+   */
+  readonly asWritten?: boolean;
 }
 
 /** A complete response (or one whose body was cut at the cap), with the request that got it. */
@@ -161,6 +174,9 @@ export interface ClientOptions {
   readonly patienceMs?: number;
 }
 
+/** A path given to the client that is a whole URL (a Location followed), not one under the base URL. */
+const ABSOLUTE_URL = /^https?:\/\//;
+
 /** The key sent where a check asks for a wrong one: one per worker, unlike any real key. */
 const WRONG_KEY = `wrong-${randomBytes(8).toString('hex')}`;
 
@@ -205,11 +221,15 @@ export class Client {
     readonly config: Config,
     private readonly options: ClientOptions = {},
   ) {
-    for (const secret of keySecrets(config.apiKey)) registerSecret(secret); // the key and its near misses
-    registerSecret(WRONG_KEY); // not a secret, but a key header's value never shows, whatever it holds
-    for (const secret of proxySecrets(config.network)) registerSecret(secret);
+    // Where the key goes, masked by position: its query parameter or its header (Authorization always is).
     if (config.apiKeyQuery) registerSecretQueryParam(config.apiKeyQuery);
-    else if (!config.apiKeyScheme) registerSecretHeader(config.apiKeyHeader); // Authorization always is
+    else if (!config.apiKeyScheme) registerSecretHeader(config.apiKeyHeader);
+    // What a server may echo back, masked in every spelling in its answers: the key and its near misses,
+    for (const secret of keySecrets(config.apiKey)) registerSecret(secret);
+    // the wrong key (no secret, but shown nowhere, whatever the server does with it),
+    registerSecret(WRONG_KEY);
+    // and the proxy's password.
+    for (const secret of proxySecrets(config.network)) registerSecret(secret);
     this.timeoutMs = options.timeoutMs ?? config.timeoutMs;
     this.maxBodyBytes = options.maxBodyBytes ?? MAX_BODY_BYTES;
     this.dispatcher = sharedDispatcher(config.network, config.concurrency ?? DEFAULT_CONCURRENCY);
@@ -218,7 +238,7 @@ export class Client {
 
   /** The absolute URL of a path under the base URL (an absolute URL is returned as is). */
   url(path: string, query?: RequestOptions['query']): string {
-    const base = /^https?:\/\//.test(path) ? path : `${this.config.baseUrl.replace(/\/+$/, '')}${path}`;
+    const base = ABSOLUTE_URL.test(path) ? path : `${this.config.baseUrl.replace(/\/+$/, '')}${path}`;
     const pairs = Object.entries(query ?? {}).map(
       ([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(String(v))}`,
     );
@@ -260,10 +280,13 @@ export class Client {
     }
   }
 
-  /** Keeps a finding (the first MAX_FINDINGS_KEPT per requirement); the roll-up fails the requirement it names. */
+  /**
+   * Keeps a finding (the first MAX_FINDINGS_KEPT per requirement); the roll-up fails the requirement
+   * it names. Its `received` quotes an answer: masked as the server's text.
+   */
   report(finding: Finding): void {
     if (this.findings.filter((f) => f.requirementId === finding.requirementId).length < MAX_FINDINGS_KEPT)
-      this.findings.push(finding);
+      this.findings.push({ ...finding, received: redact(finding.received) });
   }
 
   private async send(
@@ -308,7 +331,7 @@ export class Client {
           { ...outcome.partial, error: outcome.error, retries, durationMs: outcome.durationMs },
           timing,
         );
-        this.retried.push({ method: sent.method, url: exchange.url, error: outcome.error });
+        this.retried.push({ method: sent.method, url: exchange.url, error: redact(outcome.error) });
         earlier.push(outcome.error);
         transportRetries++;
         await sleep(backoffMs(transportRetries), this.options.signal);
@@ -396,7 +419,7 @@ export class Client {
         if (this.slowAnswers.length < MAX_SLOW_ANSWERS_KEPT) {
           this.slowAnswers.push({
             method: sent.method,
-            url: redactUrl(sent.url),
+            url: shownUrl(sent),
             status: outcome.status,
             ms: Math.round(answerMs),
             budgetMs: budget,
@@ -407,7 +430,7 @@ export class Client {
       if (outcome.status >= 500 && this.serverErrors.length < MAX_SERVER_ERRORS_KEPT) {
         this.serverErrors.push({
           method: sent.method,
-          url: redactUrl(sent.url),
+          url: shownUrl(sent),
           status: outcome.status,
           reproduce: reproduce(),
         });
@@ -472,6 +495,9 @@ export class Client {
       headers,
       ...(body ? { body } : {}),
       ...(options.bodyCommand !== undefined ? { bodyCommand: options.bodyCommand } : {}),
+      // A check composes paths under the base URL; a whole URL it was given came from an answer.
+      ...(ABSOLUTE_URL.test(path) ? { urlFromAnswer: true } : {}),
+      ...(options.asWritten ? { asWritten: true } : {}),
     };
   }
 
@@ -522,6 +548,7 @@ export class Client {
       headersTimeout: this.timeoutMs,
       bodyTimeout: this.timeoutMs,
       maxBodyBytes: this.maxBodyBytes,
+      ...(sent.asWritten ? { asWritten: true } : {}),
     });
     // Whole milliseconds: Node keeps a list of timers per duration, and a fraction made nearly every
     // request's timer a list of its own, hundreds of them at once.

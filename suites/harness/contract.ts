@@ -4,6 +4,7 @@ import type { Ajv2020 } from 'ajv/dist/2020.js';
 import { inject } from 'vitest';
 import { readChecked } from '../../catalog/checked.ts';
 import { specFiles } from '../../catalog/paths.ts';
+import { bodyExcerpt, bodyInline } from './body.ts';
 import { OPENAPI_KEY } from './config.ts';
 import { clip } from './exchange.ts';
 import {
@@ -248,7 +249,7 @@ export class Contract {
           pointer: '/',
           message: `not JSON: ${(err as Error).message}`,
           expected: this.describe(schema),
-          found: cut(text),
+          found: bodyInline(bodyExcerpt(text, 300), { quoted: true }),
         },
       ];
     }

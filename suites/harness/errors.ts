@@ -6,7 +6,7 @@ export interface ConformanceErrorInit {
   readonly expected: string;
   /** What came back, e.g. "200, JSON array of 100 items". */
   readonly received: string;
-  /** A ready-to-paste curl command that sends the request again (secrets masked). */
+  /** A ready-to-paste curl command that sends the request again (secrets masked where the suite put them). */
   readonly reproduce: string;
   /** The exchanges that show it, masked (the last few of the test). */
   readonly exchanges?: readonly ExchangeRecord[];
@@ -29,10 +29,14 @@ export class ConformanceError extends Error {
   declare readonly reproduce: string;
   declare readonly exchanges?: readonly ExchangeRecord[];
 
+  /**
+   * `received` quotes what came back: it is masked as the server's text (redact.ts). `expected` is
+   * the suite's own words and `reproduce` a curl line masked where the key was put (toCurl): neither
+   * is searched, so that a key that is also a word does not rewrite them.
+   */
   constructor(init: ConformanceErrorInit) {
-    const expected = redact(init.expected);
+    const { expected, reproduce } = init;
     const received = redact(init.received);
-    const reproduce = redact(init.reproduce);
     super(`expected: ${expected}\nreceived: ${received}\nreproduce: ${reproduce}`);
     this.expected = expected;
     this.received = received;

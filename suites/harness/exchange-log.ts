@@ -1,19 +1,22 @@
 /**
- * The exchange log of a run: every request a check sends and what came back, one entry each, posted
- * by the worker that sent it on the run's BroadcastChannel to the CLI's main thread, which keeps
- * them (cli/record/exchanges.ts) for exchanges.har and anything else that wants every exchange
- * (response times by operation). The worker keeps none: the main thread, idle while the checks
- * run, holds them, where a file per worker cost the busy worker about a twentieth of its time.
+ * The exchange log of a run: every request a check sends and what came back, one entry each,
+ * appended by the worker as the exchange ends, one line of JSON (JSON Lines), to a file in the run's
+ * staging folder, which the CLI reads once vitest has ended and its worker has exited
+ * (cli/record/exchanges.ts) for exchanges.har and anything else that wants every exchange (response
+ * times by operation). An entry is in the file when write() returns: whatever the check does next,
+ * however it ends, and whenever the worker is stopped, nothing is held back to be sent later.
  *
- * An entry is masked before it is posted, with the same masking as every report (redact.ts: the key
- * in every spelling, Authorization, cookies): no secret leaves the worker in the log. Bodies are
- * kept up to a bound (the rest only counted), masked before they are cut.
+ * An entry is masked before it is written, as every exchange shown is (redact.ts): the request where
+ * the suite put a secret (the key's header or query parameter, Authorization, cookies), the answer
+ * in every spelling of the key: no secret leaves the worker in the log. Bodies are kept up to a bound
+ * (the rest only counted), an answer's masked before it is cut.
  */
-import { isUtf8 } from 'node:buffer';
-import { BroadcastChannel } from 'node:worker_threads';
-import { type ExchangeResult, MASK_MARGIN, type SentRequest } from './exchange.ts';
-import { redact, redactBytes, redactHeaders, redactUrl } from './redact.ts';
-import { splitUrl } from './url.ts';
+import { appendFileSync } from 'node:fs';
+import { type Route, type RouteMatch, routeMatcher } from '../../catalog/routes.ts';
+import { type BodyExcerpt, bodyExcerpt } from './body.ts';
+import { type ExchangeResult, type SentRequest, shownUrl } from './exchange.ts';
+import { redact, redactRequestHeaders, redactResponseHeaders } from './redact.ts';
+import { pathUnder } from './url.ts';
 
 /** The key in vitest's provide/inject under which the CLI hands the log's settings to the workers. */
 export const EXCHANGE_LOG_KEY = 'petstoreConformanceExchangeLog' as const;
@@ -22,8 +25,8 @@ export const EXCHANGE_LOG_KEY = 'petstoreConformanceExchangeLog' as const;
 export const EXCHANGE_LOG_VERSION = 1;
 
 export interface ExchangeLogSettings {
-  /** The name of the BroadcastChannel the workers post entries on (private to the run). */
-  readonly channel: string;
+  /** The file the worker appends entries to, one line each (in the run's private staging folder). */
+  readonly file: string;
   /** Bytes of each body kept in the log; 0 keeps sizes only. */
   readonly bodyBytes: number;
   /** The operations of spec/openapi.yaml, to name the one each request went to. */
@@ -37,24 +40,10 @@ declare module 'vitest' {
 }
 
 /** An operation of the service: "GET /pets/{petId}" (showPetById). */
-export interface LoggedOperation {
-  readonly method: string;
-  /** The path template of spec/openapi.yaml, under the base URL: /pets/{petId}. */
-  readonly path: string;
-  readonly operationId: string;
-}
+export type LoggedOperation = Route;
 
-/** A body as logged: its size, and its first bytes (masked) as text or base64. */
-export interface LoggedBody {
-  /** Bytes of the body as sent or received (a response's at most the client's read cap). */
-  readonly size: number;
-  /** The body, masked, up to the log's bound; absent when the log keeps no bodies. */
-  readonly text?: string;
-  /** 'base64' when the body is not UTF-8 text. */
-  readonly encoding?: 'base64';
-  /** `text` holds only the first bytes of the body (the log's bound). */
-  readonly cut?: true;
-}
+/** A body as logged: its size, and its first bytes (masked) as text or base64 (body.ts). */
+export type LoggedBody = BodyExcerpt;
 
 /** One entry of the log: one request and what came back (or why nothing did). */
 export interface LoggedExchange {
@@ -64,11 +53,12 @@ export interface LoggedExchange {
   /** The check (the test's name: "LIST-LIMIT-OVER-MAX … [limit=101]"). */
   readonly check: string;
   /**
-   * The operation the request went to, by method and path template; absent for a request outside
-   * the API's paths (the checks send some on purpose: /v2/pets, /nowhere). `operationId` is absent
-   * for a method the path does not define (DELETE /pets).
+   * The operation the request went to, by method and path template (catalog/routes.ts says how a
+   * request is matched); absent for a request outside the API's paths (the checks send some on
+   * purpose: /v2/pets, /nowhere, /pets/). `operationId` is absent for a method the path does not
+   * define (DELETE /pets). Every report that names a request's operation reads it here.
    */
-  readonly operation?: { readonly method: string; readonly path: string; readonly operationId?: string };
+  readonly operation?: RouteMatch;
   /** When the request was first sent: ISO 8601, UTC. */
   readonly startedAt: string;
   /** From the first byte sent to the last byte read, 429 waits included: the response time. */
@@ -149,9 +139,9 @@ export function exchangeSink(
         },
         request: {
           method: sent.method,
-          url: redactUrl(sent.url),
-          headers: redactHeaders(sent.headers),
-          ...optional('body', sent.body && loggedBody(sent.body, settings.bodyBytes)),
+          url: shownUrl(sent),
+          headers: redactRequestHeaders(sent.headers),
+          ...optional('body', sent.body && loggedBody(sent.body, settings.bodyBytes, false)),
         },
         ...optional(
           'response',
@@ -159,7 +149,7 @@ export function exchangeSink(
             ? undefined
             : {
                 status: result.status,
-                headers: redactHeaders(result.headers ?? {}),
+                headers: redactResponseHeaders(result.headers ?? {}),
                 ...optional('body', result.body && loggedBody(result.body, settings.bodyBytes)),
                 ...(result.truncated ? { truncated: true as const } : {}),
               },
@@ -167,164 +157,27 @@ export function exchangeSink(
         ...optional('error', result.error === undefined ? undefined : redact(result.error)),
         ...optional('retries', result.retries ? result.retries : undefined),
       };
-      post(settings.channel, line);
+      appendFileSync(settings.file, `${JSON.stringify(line)}\n`);
     },
   };
 }
 
 /**
- * A body as logged, masked before it is cut (a cut inside a secret would leave its first characters
- * unmasked), cut back to a whole UTF-8 character.
+ * A body as logged (body.ts, as every report keeps a body): an answer's (`fromServer`) masked, then
+ * cut at the log's bound; a request's as the suite sent it.
  */
-export function loggedBody(body: Uint8Array, bound: number): LoggedBody {
-  if (body.length === 0 || bound <= 0) return { size: body.length };
-  const bytes = Buffer.from(body.buffer, body.byteOffset, body.length);
-  // Only the bytes kept and a margin past them are masked: a secret in its longest spelling (every
-  // character escaped several times over) that starts before the cut ends within the margin.
-  const head = bytes.subarray(0, bound + MASK_MARGIN);
-  if (isUtf8(bytes)) {
-    if (bytes.length <= bound) {
-      // Most bodies: text kept whole, with nothing to mask.
-      const text = bytes.toString('utf8');
-      if (redact(text) === text) return { size: body.length, text };
-    }
-    const masked = Buffer.from(redact(head.subarray(0, charBoundary(head, head.length)).toString('utf8')));
-    if (masked.length <= bound && head.length === bytes.length)
-      return { size: body.length, text: masked.toString('utf8') };
-    const end = charBoundary(masked, Math.min(bound, masked.length));
-    return { size: body.length, text: masked.subarray(0, end).toString('utf8'), cut: true };
-  }
-  const masked = redactBytes(head);
-  return {
-    size: body.length,
-    text: masked.subarray(0, bound).toString('base64'),
-    encoding: 'base64',
-    ...(bytes.length > bound || masked.length > bound ? { cut: true as const } : {}),
-  };
-}
+export const loggedBody = bodyExcerpt;
 
-/** `end`, moved back to the start of the UTF-8 character it falls in (the whole buffer when at its end). */
-function charBoundary(bytes: Buffer, end: number): number {
-  if (end >= bytes.length) return bytes.length;
-  let at = end;
-  while (at > 0 && (bytes[at]! & 0xc0) === 0x80) at--;
-  return at;
-}
-
-/** The operation of a request: its URL's path under the base URL, matched against the templates. */
+/** The operation of a request: its URL's path under the base URL, matched against the routes (catalog/routes.ts). */
 export function operationMatcher(
   operations: readonly LoggedOperation[],
   baseUrl: string,
 ): (method: string, url: string) => LoggedExchange['operation'] {
-  const base = new URL(baseUrl);
-  const prefix = base.pathname.replace(/\/+$/, '');
-  const templates = [...new Set(operations.map((o) => o.path))].map((template) => ({
-    template,
-    pattern: new RegExp(
-      `^${template
-        .split(/\{[^}]+\}/)
-        .map((part) => part.replace(/[.*+?^$()|[\]\\]/g, '\\$&'))
-        .join('[^/]+')}$`,
-    ),
-  }));
+  const under = pathUnder(baseUrl);
+  const match = routeMatcher(operations);
   return (method, url) => {
-    let pathname: string;
-    try {
-      const parsed = splitUrl(url);
-      if (parsed.origin !== base.origin) return undefined;
-      pathname = parsed.pathname;
-    } catch {
-      return undefined;
-    }
-    if (!pathname.startsWith(`${prefix}/`)) return undefined;
-    const rest = pathname.slice(prefix.length);
-    const found = templates.find((t) => t.pattern.test(rest));
-    if (found === undefined) return undefined;
-    const op = operations.find((o) => o.path === found.template && o.method === method);
-    return { method, path: found.template, ...(op ? { operationId: op.operationId } : {}) };
-  };
-}
-
-/** A worker's channel, the entries not yet posted, and the timer that posts them. */
-interface Outbox {
-  readonly port: BroadcastChannel;
-  readonly pending: LoggedExchange[];
-  timer?: NodeJS.Timeout | undefined;
-}
-
-/** What this worker keeps across module instances (they differ between isolated files), on globalThis. */
-function state(): { outboxes: Map<string, Outbox>; running: number } {
-  const key = Symbol.for('petstore-conformance.exchange-log');
-  const holder = globalThis as { [key]?: { outboxes: Map<string, Outbox>; running: number } };
-  holder[key] ??= { outboxes: new Map(), running: 0 };
-  return holder[key];
-}
-
-function outboxes(): Map<string, Outbox> {
-  return state().outboxes;
-}
-
-/**
- * The longest an entry waits in the worker while checks run. A message costs the worker about 0.1 ms
- * whatever its size (it wakes the main thread): posting each turn's entries took 150 messages in a
- * default run, a twentieth of the worker's time in the checks; this takes a handful.
- */
-export const POST_EVERY_MS = 200;
-/** Entries queued past which they are posted at once: what a worker holds stays bounded. */
-export const POST_AT = 256;
-
-/**
- * Queues an entry for the run's channel, opened once per worker and unreferenced, so that it never
- * keeps a worker alive. Queued entries are posted together, as one message: when the last check
- * running in the worker ends (checkRunning: the end of each file and of the run, so that every
- * entry is in the main thread's queue before vitest reports that the last check ended), every
- * POST_EVERY_MS meanwhile, and once POST_AT are queued.
- */
-function post(channel: string, entry: LoggedExchange): void {
-  const boxes = outboxes();
-  let box = boxes.get(channel);
-  if (box === undefined) {
-    const port = new BroadcastChannel(channel);
-    port.unref();
-    box = { port, pending: [] };
-    boxes.set(channel, box);
-  }
-  box.pending.push(entry);
-  if (box.pending.length >= POST_AT) send(box);
-  else if (box.timer === undefined) {
-    const queued = box;
-    box.timer = setTimeout(() => send(queued), POST_EVERY_MS);
-    box.timer.unref();
-  }
-}
-
-/** Posted as JSON text: cloning the entries' objects cost the worker about three times as much. */
-function send(box: Outbox): void {
-  if (box.timer !== undefined) {
-    clearTimeout(box.timer);
-    box.timer = undefined;
-  }
-  if (box.pending.length > 0) box.port.postMessage(JSON.stringify(box.pending.splice(0)));
-}
-
-/** Posts every entry this worker has queued, at once. */
-export function flushExchangeLog(): void {
-  for (const box of outboxes().values()) send(box);
-}
-
-/**
- * A check starts; the function returned ends it (once), and posts what the worker queued when no
- * other check of the worker is still running.
- */
-export function checkRunning(): () => void {
-  const s = state();
-  s.running++;
-  let ended = false;
-  return () => {
-    if (ended) return;
-    ended = true;
-    s.running = Math.max(0, s.running - 1);
-    if (s.running === 0) flushExchangeLog();
+    const path = under(url);
+    return path === undefined ? undefined : match(method, path);
   };
 }
 

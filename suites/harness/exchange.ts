@@ -1,24 +1,33 @@
-import { isSecretHeader, MASK, redact, redactHeaders, redactUrl } from './redact.ts';
+import { STATUS_CODES } from 'node:http';
+import { type BodyExcerpt, bodyExcerpt, bodyForReading, formatBytes } from './body.ts';
+import {
+  isSecretHeader,
+  MASK,
+  redact,
+  redactRequestHeaders,
+  redactResponseHeaders,
+  redactUrl,
+} from './redact.ts';
 
-/** How much of a body an exchange record, a message or an attachment shows. */
+export { formatBytes };
+
+/** How much of a body an exchange record keeps, and so an attachment shows. */
 export const EXCERPT_BYTES = 4096;
 
 /** One request and what came back, as shown in reports: secrets masked, bodies cut to an excerpt. */
 export interface ExchangeRecord {
   readonly method: string;
-  /** Masked. */
+  /** The key's query parameter masked (and, for a URL taken from an answer, any secret in it). */
   readonly url: string;
+  /** As sent, the values of the secret headers masked (the key's, Authorization, Cookie). */
   readonly requestHeaders: Readonly<Record<string, string>>;
-  /** An excerpt (EXCERPT_BYTES), masked; absent without a body. */
-  readonly requestBody?: string;
-  readonly requestBytes?: number;
+  /** Its first EXCERPT_BYTES, as the suite sent it (body.ts); absent without a body. */
+  readonly requestBody?: BodyExcerpt;
   /** Absent when no response came (see error). */
   readonly status?: number;
   readonly responseHeaders?: Readonly<Record<string, string>>;
-  /** An excerpt (EXCERPT_BYTES), masked. */
-  readonly responseBody?: string;
-  /** Bytes of body read (at most the client's cap). */
-  readonly responseBytes?: number;
+  /** Its first EXCERPT_BYTES, masked; its size is what was read (at most the client's cap). */
+  readonly responseBody?: BodyExcerpt;
   /** The body was longer than the client's cap; reading stopped there. */
   readonly truncated?: boolean;
   /** What went wrong on the way, when no complete response came (timeout, reset, refused). */
@@ -36,6 +45,15 @@ export interface SentRequest {
   readonly body?: Uint8Array;
   /** A POSIX sh command that prints the body, for curl lines of bodies too long to paste. */
   readonly bodyCommand?: string;
+  /** The URL was taken from an answer (a Location followed): the server's text, masked as such. */
+  readonly urlFromAnswer?: boolean;
+  /** The path was sent as written, not resolved as a URL (RequestOptions.asWritten). */
+  readonly asWritten?: boolean;
+}
+
+/** The URL of a request as shown: the secrets the suite put in it masked, and any an answer put in it. */
+export function shownUrl(req: Pick<SentRequest, 'url' | 'urlFromAnswer'>): string {
+  return redactUrl(req.url, req.urlFromAnswer === true);
 }
 
 /** A single-quoted shell word. */
@@ -43,63 +61,39 @@ export function shellQuote(text: string): string {
   return `'${text.replace(/'/g, `'\\''`)}'`;
 }
 
-/**
- * The body, masked, in at most `bytes` bytes of UTF-8, with a note when cut. Masked before it is
- * cut: a cut inside a secret would otherwise leave its first characters unmasked. Only the bytes
- * shown and a margin past them are masked, as the exchange log masks (exchange-log.ts): a secret in
- * its longest spelling that starts before the cut ends within the margin, and a body of megabytes is
- * not decoded and masked whole to show its first kilobytes. The size in the note is that of the body
- * masked, the bytes past the margin counted as they are.
- */
-export function excerpt(body: Uint8Array | string, bytes = EXCERPT_BYTES): string {
-  const raw =
-    typeof body === 'string' ? Buffer.from(body) : Buffer.from(body.buffer, body.byteOffset, body.length);
-  const end = raw.length <= bytes + MASK_MARGIN ? raw.length : charStart(raw, bytes + MASK_MARGIN);
-  const buf = Buffer.from(redact(raw.subarray(0, end).toString('utf8')));
-  const size = buf.length + (raw.length - end);
-  if (size <= bytes) return buf.toString('utf8');
-  return `${buf.subarray(0, bytes).toString('utf8')}… (cut at ${formatBytes(bytes)} of ${formatBytes(size)})`;
-}
-
-/** Bytes masked past what an excerpt shows: room for a key of a few hundred characters in its longest spelling. */
-export const MASK_MARGIN = 16 * 1024;
-
-/** `at`, moved back to the start of the UTF-8 character it falls in. */
-function charStart(bytes: Buffer, at: number): number {
-  let i = at;
-  while (i > 0 && (bytes[i]! & 0xc0) === 0x80) i--;
-  return i;
-}
-
-/** The text, masked, then cut to at most `max` characters (with "…" when cut). */
+/** A text of the server's, masked, then cut to at most `max` characters (with "…" when cut). */
 export function clip(text: string, max: number, suffix = (length: number) => `… (${length} chars)`): string {
-  const masked = redact(text);
-  return masked.length <= max ? masked : `${masked.slice(0, max)}${suffix(masked.length)}`;
+  return shorten(redact(text), max, suffix);
 }
 
-/** 4096 → "4 KiB", 1048576 → "1 MiB", 100 → "100 bytes". */
-export function formatBytes(n: number): string {
-  if (n >= 1024 * 1024 && n % (1024 * 1024) === 0) return `${n / (1024 * 1024)} MiB`;
-  if (n >= 1024 && n % 1024 === 0) return `${n / 1024} KiB`;
-  return `${n} bytes`;
+/** A text cut to at most `max` characters (with "…" when cut), as it is: for the suite's own words. */
+export function shorten(
+  text: string,
+  max: number,
+  suffix = (length: number) => `… (${length} chars)`,
+): string {
+  return text.length <= max ? text : `${text.slice(0, max)}${suffix(text.length)}`;
 }
 
 /** Bodies up to this size are written into a curl line; larger ones need a producing command. */
 export const INLINE_BODY_BYTES = 16 * 1024;
 
 /**
- * A ready-to-paste POSIX sh command that sends the request again with curl, secrets masked (the key
- * shows as ***): `curl -i` shows the status line and headers of the answer. Headers the client adds
+ * A ready-to-paste POSIX sh command that sends the request again with curl, secrets masked where
+ * the suite put them (the key shows as ***, in its header or its query parameter), everything else
+ * as sent: `curl -i` shows the status line and headers of the answer. Headers the client adds
  * by itself (host, content-length, connection) are left to curl. A body given by `bodyCommand` (a
  * POSIX command printing it) is piped in: `{ …; } | curl … --data-binary @-`.
  */
 export function toCurl(req: SentRequest): string {
   const parts = [req.method === 'HEAD' ? 'curl -sS -I' : 'curl -i -sS'];
+  // curl resolves dot segments (/./, /../) unless told otherwise: a path sent as written is re-sent so.
+  if (req.asWritten) parts.push('--path-as-is');
   if (req.method !== 'GET' && req.method !== 'HEAD') parts.push(`-X ${req.method}`);
   for (const [name, value] of Object.entries(req.headers)) {
     // curl sends a User-Agent of its own; the suite's says nothing the answer depends on.
     if (name === 'user-agent') continue;
-    parts.push(`-H ${shellQuote(`${name}: ${isSecretHeader(name) ? MASK : redact(value)}`)}`);
+    parts.push(`-H ${shellQuote(`${name}: ${isSecretHeader(name) ? MASK : value}`)}`);
   }
   let producer = '';
   let note = '';
@@ -111,7 +105,7 @@ export function toCurl(req: SentRequest): string {
     producer = `${req.bodyCommand} | `;
     parts.push('--data-binary @-');
   } else if (req.body) {
-    const text = redact(Buffer.from(req.body).toString('utf8'));
+    const text = Buffer.from(req.body).toString('utf8');
     if (req.body.length <= INLINE_BODY_BYTES) {
       parts.push(`--data-binary ${shellQuote(text)}`);
     } else {
@@ -119,7 +113,7 @@ export function toCurl(req: SentRequest): string {
       note = `  # body.json: the ${req.body.length}-byte body sent, starting ${shellQuote(text.slice(0, 200))}`;
     }
   }
-  parts.push(shellQuote(redactUrl(req.url)));
+  parts.push(shellQuote(shownUrl(req)));
   return `${producer}${parts.join(' ')}${note}`;
 }
 
@@ -137,10 +131,10 @@ export function recordExchange(req: SentRequest, res: ExchangeResult): ExchangeR
   // The getters are shared by every record (they find theirs through `pending`), so that records with
   // the same fields share V8's hidden class: a getter made per record made each one a dictionary.
   const fields: (keyof ExchangeRecord)[] = ['method', 'url', 'requestHeaders'];
-  if (req.body) fields.push('requestBody', 'requestBytes');
+  if (req.body) fields.push('requestBody');
   if (res.status !== undefined) fields.push('status');
   if (res.headers) fields.push('responseHeaders');
-  if (res.body) fields.push('responseBody', 'responseBytes');
+  if (res.body) fields.push('responseBody');
   if (res.truncated) fields.push('truncated');
   if (res.error) fields.push('error');
   if (res.retries) fields.push('retries');
@@ -164,11 +158,9 @@ const RECORD_FIELDS = [
   'url',
   'requestHeaders',
   'requestBody',
-  'requestBytes',
   'status',
   'responseHeaders',
   'responseBody',
-  'responseBytes',
   'truncated',
   'error',
   'retries',
@@ -208,12 +200,12 @@ export interface ExchangeResult {
 function maskedRecord(req: SentRequest, res: ExchangeResult): ExchangeRecord {
   return {
     method: req.method,
-    url: redactUrl(req.url),
-    requestHeaders: redactHeaders(req.headers),
-    ...(req.body ? { requestBody: excerpt(req.body), requestBytes: req.body.length } : {}),
+    url: shownUrl(req),
+    requestHeaders: redactRequestHeaders(req.headers),
+    ...(req.body ? { requestBody: bodyExcerpt(req.body, EXCERPT_BYTES, false) } : {}),
     ...(res.status !== undefined ? { status: res.status } : {}),
-    ...(res.headers ? { responseHeaders: redactHeaders(res.headers) } : {}),
-    ...(res.body ? { responseBody: excerpt(res.body), responseBytes: res.body.length } : {}),
+    ...(res.headers ? { responseHeaders: redactResponseHeaders(res.headers) } : {}),
+    ...(res.body ? { responseBody: bodyExcerpt(res.body, EXCERPT_BYTES) } : {}),
     ...(res.truncated ? { truncated: true } : {}),
     ...(res.error ? { error: redact(res.error) } : {}),
     ...(res.retries ? { retries: res.retries } : {}),
@@ -221,22 +213,72 @@ function maskedRecord(req: SentRequest, res: ExchangeResult): ExchangeRecord {
   };
 }
 
-/** An exchange as text, for attachments and logs: request line, headers, body; status line, headers, body. */
+/**
+ * An exchange as text, as the reports show it: the request, then the response (formatRequest,
+ * formatResponse).
+ */
 export function formatExchange(x: ExchangeRecord): string {
+  return `${formatRequest(x)}\n\n${formatResponse(x)}`;
+}
+
+/** "GET /v1/pets?limit=101": the method and the URL without its scheme and host. */
+export function requestTitle(x: ExchangeRecord): string {
+  return `${x.method} ${x.url.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i, '') || '/'}`;
+}
+
+/** "200 OK · 9031 bytes · 12 ms", or "no response · timeout after 5000 ms · after 5001 ms". */
+export function responseTitle(x: ExchangeRecord): string {
+  if (x.status === undefined) return `no response · ${x.error ?? 'unknown error'} · after ${x.durationMs} ms`;
+  const parts = [statusLine(x.status)];
+  if (x.responseBody !== undefined) parts.push(sizeOf(x.responseBody.size, x.truncated));
+  parts.push(`${x.durationMs} ms`);
+  return parts.join(' · ');
+}
+
+/** The request as sent: request line, headers, the body as it was sent (body.ts) and its size. */
+export function formatRequest(x: ExchangeRecord): string {
   const lines = [`${x.method} ${x.url}`];
   for (const [k, v] of Object.entries(x.requestHeaders)) lines.push(`${k}: ${v}`);
-  if (x.requestBody !== undefined) lines.push('', x.requestBody);
   lines.push('');
-  if (x.status === undefined) {
-    lines.push(`(no response: ${x.error ?? 'unknown'}) after ${x.durationMs} ms`);
-  } else {
-    lines.push(
-      `HTTP ${x.status}  (${x.durationMs} ms${x.retries ? `, after ${x.retries} 429 retries` : ''})`,
-    );
-    for (const [k, v] of Object.entries(x.responseHeaders ?? {})) lines.push(`${k}: ${v}`);
-    if (x.responseBody) lines.push('', x.responseBody);
-    if (x.truncated) lines.push(`… (body exceeded ${formatBytes(x.responseBytes ?? 0)}; reading stopped)`);
-    if (x.error) lines.push(`(then: ${x.error})`);
-  }
+  if (!x.requestBody?.size) lines.push('(no body)');
+  else lines.push(bodyForReading(x.requestBody), '', `body: ${sizeOf(x.requestBody.size)}`);
   return lines.join('\n');
+}
+
+/** The response as received: status line, headers, the body as it came (body.ts) and its size; or why none came. */
+export function formatResponse(x: ExchangeRecord): string {
+  if (x.status === undefined) {
+    return `(no response: ${x.error ?? 'unknown error'}) after ${x.durationMs} ms`;
+  }
+  const lines = [
+    `HTTP ${statusLine(x.status)}  (${x.durationMs} ms${x.retries ? `, after ${x.retries} 429 retries` : ''})`,
+  ];
+  for (const [k, v] of Object.entries(x.responseHeaders ?? {})) lines.push(`${k}: ${v}`);
+  lines.push('');
+  if (!x.responseBody?.size) lines.push('(no body)');
+  else
+    lines.push(
+      bodyForReading(x.responseBody, x.truncated),
+      '',
+      `body: ${sizeOf(x.responseBody.size, x.truncated)}`,
+    );
+  if (x.error) lines.push(`then: ${x.error}`);
+  return lines.join('\n');
+}
+
+function statusLine(status: number): string {
+  const reason = STATUS_CODES[status];
+  return reason ? `${status} ${reason}` : String(status);
+}
+
+/** "57 bytes", "9050 bytes (8.8 KiB)", and ", reading stopped at the size cap" when it did. */
+function sizeOf(bytes: number, truncated?: boolean): string {
+  const size = bytes < 1024 ? `${bytes} bytes` : `${bytes} bytes (${kib(bytes)})`;
+  return truncated ? `${size}, reading stopped at the size cap` : size;
+}
+
+function kib(bytes: number): string {
+  return bytes >= 1024 * 1024
+    ? `${(bytes / 1024 / 1024).toFixed(1)} MiB`
+    : `${(bytes / 1024).toFixed(1)} KiB`;
 }

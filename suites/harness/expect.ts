@@ -1,7 +1,7 @@
+import { bodyExcerpt, bodyInline, formatBytes } from './body.ts';
 import type { ApiResponse } from './client.ts';
 import { type Contract, formatIssues } from './contract.ts';
 import { ConformanceError } from './errors.ts';
-import { clip, excerpt, formatBytes } from './exchange.ts';
 import { parseBody } from './json.ts';
 
 /**
@@ -29,32 +29,27 @@ export function describeResponse(res: ApiResponse): string {
   return `${res.status}, ${describeBody(res)}${retried}`;
 }
 
-/** A short account of a body: its JSON shape, or its media type and an excerpt. */
+/**
+ * A short account of a body: its JSON shape and its first 200 bytes as they came, or its media type
+ * and its first bytes quoted (body.ts: masked, cut where it says).
+ */
 export function describeBody(res: ApiResponse): string {
   if (res.truncated) {
-    return `a body that exceeded ${formatBytes(res.body.length)} (reading stopped there), starting ${quote(excerpt(res.body, 120))}`;
+    return `a body that exceeded ${formatBytes(res.body.length)} (reading stopped there), starting ${bodyInline(bodyExcerpt(res.body, 120), { quoted: true })}`;
   }
   if (res.body.length === 0) return 'empty body';
   const type = res.headers['content-type'];
+  const shown = bodyExcerpt(res.body, 200);
   try {
     const value: unknown = JSON.parse(res.text);
     const label = type && !isJsonMediaType(type) ? ` labelled ${type}` : '';
     if (Array.isArray(value))
-      return `JSON array of ${value.length} item${value.length === 1 ? '' : 's'}${label}: ${short(res.text)}`;
-    if (value && typeof value === 'object') return `JSON object${label} ${short(res.text)}`;
-    return `JSON ${value === null ? 'null' : typeof value}${label} ${short(res.text)}`;
+      return `JSON array of ${value.length} item${value.length === 1 ? '' : 's'}${label}: ${bodyInline(shown)}`;
+    if (value && typeof value === 'object') return `JSON object${label} ${bodyInline(shown)}`;
+    return `JSON ${value === null ? 'null' : typeof value}${label} ${bodyInline(shown)}`;
   } catch {
-    return `${type ?? 'no Content-Type'} body of ${res.body.length} bytes that is not JSON: ${quote(excerpt(res.body, 200))}`;
+    return `${type ?? 'no Content-Type'} body of ${res.body.length} bytes that is not JSON: ${bodyInline(shown, { quoted: true })}`;
   }
-}
-
-/** Masked first, then cut (a cut inside a secret would leave its start unmasked). */
-function short(text: string, max = 200): string {
-  return clip(text, max);
-}
-
-function quote(text: string): string {
-  return JSON.stringify(text);
 }
 
 /** Whether a Content-Type is JSON: application/json or any +json type, parameters allowed (RFC 9110 §8.3.1). */
@@ -150,7 +145,11 @@ export function expectSchema(contract: Contract, res: ApiResponse, operationId: 
   const body = readJson(res, expected);
   const issues = contract.validate(schema, body.value, body.exact);
   if (issues.length > 0) {
-    fail(res, expected, `${res.status}, ${formatIssues(issues)}; body: ${short(res.text, 300)}`);
+    fail(
+      res,
+      expected,
+      `${res.status}, ${formatIssues(issues)}; body: ${bodyInline(bodyExcerpt(res.body, 300))}`,
+    );
   }
   return body;
 }

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { endsTheCheck } from './blocked.ts';
+import { bodyInline } from './body.ts';
 import { GENERATED_BUDGET_FACTOR, GENERATED_CONCURRENCY } from './budget.ts';
 import type { Config } from './config.ts';
 import type { Contract, Schema } from './contract.ts';
@@ -281,7 +282,8 @@ export async function checkGenerated<T>(
     const where = `seed ${config.seed}, ${first + 1} case(s) tried, ${shrunk ? `shrunk ${details!.numShrinks} time(s)` : 'not shrunk: it passed when replayed'}`;
     if (isConformanceError(err)) {
       // The smallest failing case, as the JSON that was sent (the request body of its last exchange).
-      const sent = err.exchanges?.at(-1)?.requestBody;
+      const body = err.exchanges?.at(-1)?.requestBody;
+      const sent = body === undefined ? undefined : bodyInline(body);
       throw new ConformanceError({
         expected: err.expected,
         received: `${err.received} — to the generated case ${sent ?? stringifyExact(counterexample)} (${where})`,

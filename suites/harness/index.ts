@@ -9,6 +9,8 @@
  *   generated inputs from the OpenAPI schemas (fast-check), seeded and shrunk
  *   the run's model (model.ts): every answer held against what the run created; generated sequences
  *     of operations checked against it (sequences.ts)
+ *   the JSON minefield (minefield.ts): create bodies that are not JSON, and JSON spelled otherwise
+ *   other spellings of a documented path (spellings.ts), sent as written (RequestOptions.asWritten)
  */
 
 import { loadContract } from './contract.ts';
@@ -16,7 +18,7 @@ import { loadContract } from './contract.ts';
 /** fast-check, for tests that combine the harness's generators. */
 export { default as fc } from 'fast-check';
 export { Blocked, blocked, isBlocked, suspected } from './blocked.ts';
-export { CONCURRENT_CREATES } from './budget.ts';
+export { CONCURRENT_CREATES, MINEFIELD_CONCURRENCY } from './budget.ts';
 export {
   type ApiResponse,
   Client,
@@ -71,6 +73,17 @@ export {
 } from './json.ts';
 export { keySecrets, MIN_HALF_LENGTH, NEAR_MISSES, type NearMiss, nearMissKey } from './keys.ts';
 export {
+  bodyOf,
+  type Category,
+  NOT_JSON,
+  type NotJson,
+  printfCommand,
+  STILL_JSON,
+  type StillJson,
+  showBytes,
+  type Template,
+} from './minefield.ts';
+export {
   type Attempt,
   differences,
   type Finding,
@@ -81,6 +94,7 @@ export {
   showString,
 } from './model.ts';
 export {
+  aPetThatExists,
   aPetToShow,
   createAndFind,
   createAndShowKept,
@@ -97,6 +111,7 @@ export {
 export { type CheckContext, type Row, requirement } from './requirement.ts';
 export { freshId, type PetInput, runConfig, runTag } from './run.ts';
 export { checkSequences, IdRange, type SequenceOptions } from './sequences.ts';
+export { type Spelling, spellingsOf } from './spellings.ts';
 
 /** The contract of spec/openapi.yaml, dereferenced and compiled (once per worker). */
 export const contract = await loadContract();

@@ -2,8 +2,8 @@
  * Near misses of the configured API key, which AUTH-WRONG-KEY-REFUSED sends besides a wholly
  * different key: a server that compares keys loosely (on a prefix, case-insensitively, up to the
  * length of the key sent or of its own) takes one of them. Each holds most of the key, or half of it,
- * so each is as secret as the key: keySecrets() lists them with it, and they are masked wherever the
- * key is (the client registers them, the CLI's redactor is built with them).
+ * so each is as secret as the key: keySecrets() lists them with it, and they are masked in what the
+ * server sends back as the key is (the client registers them, the CLI's redactor is built with them).
  */
 
 /** The near misses, each of which a server that compares keys as it should refuses. */
@@ -16,11 +16,28 @@ export const NEAR_MISSES = [
 export type NearMiss = (typeof NEAR_MISSES)[number];
 
 /**
- * A first half shorter than this is not sent: it is masked in every report, and so short a text
- * would mask ordinary words too ("test" of a key test1234 in reports/latest); half of a key of 16
- * characters or more, as API keys are, is kept to itself. The key itself is masked whatever its length.
+ * A first half shorter than this is not sent: it is masked in whatever the server sends back, and so
+ * short a text would mask ordinary words of its answers too ("test" of a key test1234); half of a key
+ * of 16 characters or more, as API keys are, is kept to itself. The key itself is masked whatever its
+ * length.
  */
 export const MIN_HALF_LENGTH = 8;
+
+/**
+ * A key shorter than this cannot be told apart from ordinary words ("pets", "wrong"): the run warns
+ * at its start (shortKeyWarning), and goes on. Where the suite sends the key it is masked by position
+ * whatever its length; in the server's answers it is found by its spellings, and there a short key
+ * masks ordinary words as well.
+ */
+export const SHORT_KEY_LENGTH = 8;
+
+/** The warning a run gives for a key shorter than SHORT_KEY_LENGTH (never the key); undefined for a longer one. */
+export function shortKeyWarning(key: string | undefined): string | undefined {
+  const length = key === undefined ? 0 : [...key].length;
+  if (key === undefined || length === 0 || length >= SHORT_KEY_LENGTH) return undefined;
+  const cased = nearMissKey(key, 'case-flipped') === undefined ? '' : ', in either letter case,';
+  return `the API key has only ${length} character${length === 1 ? '' : 's'}, too few to be told apart from ordinary words. It is masked where the suite sends it; in what the server sends back (the bodies and headers of its answers, a failure's "received", a check's notes), every text that spells it${cased} shows as *** too, ordinary words included. Requirement ids, titles and the rest of the reports are not affected. A key of ${SHORT_KEY_LENGTH} characters or more keeps the server's answers readable.`;
+}
 
 /**
  * The near miss of `key`, or undefined when it has none of that kind: a key without letters has no

@@ -1,13 +1,13 @@
+import { bodyExcerpt, bodyInline } from './body.ts';
 import type { Config } from './config.ts';
 import { type Contract, loadContract, type Schema } from './contract.ts';
 import type { SentRequest } from './exchange.ts';
-import { clip, toCurl } from './exchange.ts';
+import { shownUrl, toCurl } from './exchange.ts';
 import { exactInteger, INT64_MAX, INT64_MIN, isExactNumber, parseBody } from './json.ts';
-import { redact } from './redact.ts';
 import { pathAndQuery, splitUrl } from './url.ts';
 
 /*
- * The run's model of the service (issue 18): what this worker created through it (each create as
+ * The run's model of the service (issue 18): what the run created through it (each create as
  * sent, byte for byte, and how it was answered), which creates were refused, and, read-only, the
  * pets it saw. Every client of a check reports its exchanges here (client.ts), and every answer to a
  * show or a list is held against it:
@@ -31,7 +31,7 @@ import { pathAndQuery, splitUrl } from './url.ts';
  * (404) after its create was answered 2xx is a pet lost: CREATE-PERSISTED's, or CREATE-CONCURRENT's
  * when every create of it overlapped another (judgeMissing).
  *
- * The model also knows which creates overlapped: a pet created while no other create of this worker
+ * The model also knows which creates overlapped: a pet created while no other create of the run
  * was in flight is one the server had to itself, so losing it is CREATE-PERSISTED's fault and not
  * CREATE-CONCURRENT's; `alone` creates wait for that (see admit()).
  */
@@ -67,7 +67,7 @@ export interface Attempt {
   readonly answeredAt?: number;
   /** Undefined until answered, and when no answer came. */
   readonly status?: number;
-  /** Another create of this worker was in flight while this one was. */
+  /** Another create of the run was in flight while this one was. */
   readonly overlapped: boolean;
 }
 
@@ -466,7 +466,7 @@ export class Model {
   private noteSeen(id: string, pet: Record<string, unknown>, w: Watch): void {
     if (!this.config.readOnly) return;
     const entry = this.entryOf(id);
-    entry.seen ??= { fields: fieldsOf(pet), where: `${w.sent.method} ${pathAndQuery(w.sent.url)}` };
+    entry.seen ??= { fields: fieldsOf(pet), where: `${w.sent.method} ${pathAndQuery(shownUrl(w.sent))}` };
   }
 
   /** Read-only: how a pet shown now differs from what was first seen of it (fields present in both). */
@@ -497,13 +497,14 @@ export class Model {
     const by = what.createdBy;
     // On the same server the read shows it again; the comment says how the pet was made.
     const made = by
-      ? `  # pet ${by.id} was created by this run: ${by.sent.method} ${pathAndQuery(by.sent.url)} ${clip(Buffer.from(by.sent.body ?? []).toString('utf8'), 300)} answered ${by.status ?? 'nothing'}`
+      ? `  # pet ${by.id} was created by this run: ${by.sent.method} ${pathAndQuery(shownUrl(by.sent))} ${bodyInline(bodyExcerpt(by.sent.body ?? new Uint8Array(), 300, false))} answered ${by.status ?? 'nothing'}`
       : '';
     return {
       requirementId,
-      expected: redact(what.expected),
-      received: redact(`${w.sent.method} ${pathAndQuery(w.sent.url)} answered ${what.received}`),
-      reproduce: redact(`${toCurl(w.sent)}${made.replace(/[\r\n]+/g, ' ')}`),
+      // The client masks `received` as it keeps the finding (Client.report); the rest is the suite's.
+      expected: what.expected,
+      received: `${w.sent.method} ${pathAndQuery(shownUrl(w.sent))} answered ${what.received}`,
+      reproduce: `${toCurl(w.sent)}${made.replace(/[\r\n]+/g, ' ')}`,
       ...(what.petId === undefined ? {} : { petId: what.petId }),
       ...(what.unless === undefined ? {} : { unless: what.unless }),
     };
@@ -572,7 +573,7 @@ export class Model {
   }
 
   /**
-   * Lets a create go. An `alone` create waits until no other create of this worker is in flight, and
+   * Lets a create go. An `alone` create waits until no other create of the run is in flight, and
    * holds back those that come after it until it is answered; the others wait only for an `alone`
    * one (waiting or running). Each create in flight with another is marked overlapped.
    */
@@ -629,8 +630,9 @@ function integerOfDigits(text: string): bigint | undefined {
 }
 
 /**
- * The model of this worker's run against a base URL: one for every check of every file the worker
- * runs (module instances differ between isolated files; globalThis does not).
+ * The run's model against a base URL: one for every check of every file (a run has one worker,
+ * suites/vitest.shared.ts; the model is kept on globalThis, which outlives a module instance where
+ * vitest isolates files, as in the harness's own tests).
  */
 export async function runModel(config: Pick<Config, 'baseUrl' | 'readOnly'>): Promise<Model> {
   const key = Symbol.for('petstore-conformance.model');

@@ -13,7 +13,7 @@ import { createRequire } from 'node:module';
 import * as tls from 'node:tls';
 import type { Dispatcher } from 'undici';
 import type { Network, TlsSettings } from './config.ts';
-import { splitUrl } from './url.ts';
+import { type SplitUrl, splitUrl } from './url.ts';
 
 // undici is loaded when a dispatcher is made, not with this module: the command imports this module
 // at its start for proxySecrets(), and a run against the bundled reference never makes one there.
@@ -62,6 +62,8 @@ export interface AttemptOptions {
   readonly bodyTimeout: number;
   /** Bytes of the body read at most: past them, the attempt ends (truncated) and the rest is not read. */
   readonly maxBodyBytes: number;
+  /** The URL's path and query are sent as written, not resolved by the URL parser (dot segments kept). */
+  readonly asWritten?: boolean;
 }
 
 /**
@@ -103,7 +105,7 @@ export class Attempt {
       this.resolve = resolve;
       this.reject = reject;
     });
-    const { origin, pathname, search } = splitUrl(url);
+    const { origin, pathname, search } = options.asWritten ? splitAsWritten(url) : splitUrl(url);
     try {
       dispatcher.dispatch(
         {
@@ -177,6 +179,23 @@ export class Attempt {
       onResponseError: (_controller, error) => this.fail(error),
     };
   }
+}
+
+/**
+ * A URL split where its path begins, the path and query left as written: the URL parser would
+ * remove dot segments (also percent-encoded ones) and re-encode characters. undici sends a path as
+ * it is given (test/harness/client.test.ts checks on the wire).
+ */
+function splitAsWritten(url: string): SplitUrl {
+  const start = url.indexOf('/', url.indexOf('//') + 2);
+  if (start < 0) return splitUrl(url);
+  const rest = url.slice(start);
+  const q = rest.indexOf('?');
+  return {
+    origin: new URL(url).origin,
+    pathname: q < 0 ? rest : rest.slice(0, q),
+    search: q < 0 ? '' : rest.slice(q),
+  };
 }
 
 function flattenHeaders(raw: Record<string, string | string[] | undefined>): Record<string, string> {

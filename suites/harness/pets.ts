@@ -39,7 +39,7 @@ const LIST_SHOWS_WHAT_EXISTS = 'LIST-LIMIT-FILLS';
 /**
  * Creates a pet a check needs. Any 2xx will do; anything else blocks the check by CREATE-OK (a
  * server that refuses a valid pet fails CREATE-OK's own check, which says so). `alone`: sent while no
- * other create of this worker is in flight (see model.ts), so that losing it cannot be a race.
+ * other create of the run is in flight (see model.ts), so that losing it cannot be a race.
  */
 export async function createPet(
   api: Client,
@@ -54,7 +54,7 @@ export async function createPet(
 
 /**
  * Creates a pet and shows it (GET /pets/{id}), for a check that judges whether pets are kept. A pet
- * not found (404) whose create overlapped another create of this worker may have been lost to a race,
+ * not found (404) whose create overlapped another create of the run may have been lost to a race,
  * which is CREATE-CONCURRENT's to judge: a second pet is then created alone (model.ts) and shown, so
  * that what the check judges is a pet the server had to itself. Returns the pet shown last and the
  * answer to its show; creates are not held back unless the first pet was lost.
@@ -234,6 +234,23 @@ export async function aPetToShow(
     const shown = await createAndFind(ctx.api, pet);
     return { id: pet.id.toString(), pet, shown };
   }
+  const id = await firstListedId(ctx);
+  return { id, shown: await findPet(ctx.api, id, 'listed by GET /pets?limit=1', false) };
+}
+
+/**
+ * The id of a pet that exists, not shown: with writes allowed, a pet created for the purpose (any
+ * 2xx, see createPet); read-only, the first pet listed, skipping the check when the list is empty.
+ */
+export async function aPetThatExists(ctx: CheckContext): Promise<string> {
+  if (ctx.config.readOnly) return firstListedId(ctx);
+  const pet = ctx.newPet();
+  await createPet(ctx.api, pet);
+  return pet.id.toString();
+}
+
+/** The id of the first pet GET /pets?limit=1 lists, digit for digit; the check is skipped when there is none. */
+async function firstListedId(ctx: CheckContext): Promise<string> {
   const res = await ctx.api.get('/pets', { query: { limit: 1 } });
   const needed = 'status 200 and a JSON array (looking for a pet to show), which this check needs';
   if (res.status !== 200) blocked(['LIST-OK'], res, needed);
@@ -256,7 +273,7 @@ export async function aPetToShow(
       : undefined;
   if (id === undefined)
     blocked(['ANY-PET-SCHEMA'], res, 'a first listed pet with an id (looking for a pet to show)');
-  return { id, shown: await findPet(ctx.api, id, 'listed by GET /pets?limit=1', false) };
+  return id;
 }
 
 /**

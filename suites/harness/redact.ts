@@ -1,25 +1,40 @@
 /**
- * Secrets never leave the harness in clear: every message, curl line, exchange record and attachment
- * passes through redact(). One registry per worker: the client registers the configured API key, its
- * near misses (keys.ts: AUTH-WRONG-KEY-REFUSED sends them, and each holds most or half of the key) and
- * the header or query parameter that carries it as soon as it is created, so that a ConformanceError
- * built anywhere later is masked too.
+ * Secrets never leave the harness in clear, and nothing else is rewritten. A secret is masked by
+ * where it goes and where it comes back, not by searching every text for it:
+ *
+ * - where the suite puts it, by position: the value of the key's header (and of Authorization,
+ *   Proxy-Authorization, Cookie), the key's query parameter, a URL's userinfo (redactRequestHeaders,
+ *   redactUrl). The rest of a request is the suite's own words (its path, its body, its other
+ *   headers) and is shown as sent;
+ * - where the server may carry it back, in every spelling createRedactor knows: the headers and
+ *   bodies of its answers, a URL taken from an answer (a Location followed), the text of a transport
+ *   error, and the texts a check writes about an answer (a failure's `received`, a note, a reason to
+ *   skip), which may quote it (redact, redactBytes, redactResponseHeaders).
+ *
+ * Requirement ids, titles, a failure's `expected`, curl lines and the suite's request bodies are
+ * never searched: with a key such as `wrong` or `required`, CREATE-WRONG-TYPE stays itself.
+ *
+ * One registry per worker: the client registers the configured API key, its near misses (keys.ts:
+ * AUTH-WRONG-KEY-REFUSED sends them, and each holds most or half of the key) and the header or query
+ * parameter that carries it as soon as it is created, so that a ConformanceError built anywhere later
+ * is masked too.
  */
 
 import { isUtf8 } from 'node:buffer';
 
 export const MASK = '***';
 
+/** Masks secrets in text that came from a server (or from an error that may quote one). */
 export interface Redactor {
   /** The text with every secret, and every Authorization value, masked. */
   text(value: string): string;
-  /** The same for bytes (report files copied as they are, e.g. Allure attachments). */
+  /** The same for bytes (a body that is not UTF-8 text). */
   bytes(value: Buffer): Buffer;
 }
 
 /**
- * Builds the redactor of a run. Each secret is masked in every spelling a server may echo it in, or a
- * report may hold it in, mixed within one occurrence too (a JSON string with only its é escaped):
+ * Builds the redactor of a run's server texts. Each secret is masked in every spelling a server may
+ * echo it in, mixed within one occurrence too (a JSON string with only its é escaped):
  *
  * - as is, and as the UTF-8 bytes of its non-ASCII characters read as Latin-1 ("Ã©", how a header
  *   sent in UTF-8 reads once decoded as HTTP's Latin-1), in text and in bytes;
@@ -222,7 +237,7 @@ let registered: Redactor = createRedactor([]);
 const secretHeaders = new Set<string>(['authorization', 'proxy-authorization', 'cookie', 'set-cookie']);
 const secretQueryParams = new Set<string>();
 
-/** Registers a secret value; every spelling of it that createRedactor knows is masked too. */
+/** Registers a secret value: masked in every spelling createRedactor knows, in what a server sends. */
 export function registerSecret(value: string | undefined): void {
   if (!value || secrets.has(value)) return;
   secrets.add(value);
@@ -239,12 +254,16 @@ export function registerSecretQueryParam(name: string): void {
   secretQueryParams.add(name);
 }
 
-/** The text with every registered secret, and every Authorization value, replaced by ***. */
+/**
+ * Text that came from the server, or may quote it (an answer's body or header, a transport error, a
+ * failure's `received`): every spelling of every registered secret, and every Authorization value,
+ * replaced by ***. Not for the suite's own words, which it would rewrite where the key is a word.
+ */
 export function redact(text: string): string {
   return registered.text(text);
 }
 
-/** The bytes with every registered secret masked (redact() for a body that is not UTF-8 text). */
+/** redact() for bytes that came from the server (a body that is not UTF-8 text). */
 export function redactBytes(value: Buffer): Buffer {
   return registered.bytes(value);
 }
@@ -254,31 +273,68 @@ export function isSecretHeader(name: string): boolean {
   return secretHeaders.has(name.toLowerCase());
 }
 
-/** Headers with secret values masked (the whole value of a secret header, and secrets anywhere else). */
-export function redactHeaders(headers: Readonly<Record<string, string>>): Record<string, string> {
+/**
+ * The headers of a request as the suite sent them, the value of every secret header masked: the
+ * key's header, Authorization, Cookie. The others are the suite's own and are shown as sent.
+ */
+export function redactRequestHeaders(headers: Readonly<Record<string, string>>): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) {
-    out[name] = isSecretHeader(name) ? MASK : redact(value);
-  }
+  for (const [name, value] of Object.entries(headers)) out[name] = isSecretHeader(name) ? MASK : value;
   return out;
 }
 
-/** A URL with the value of every secret query parameter masked, and secrets anywhere else too. */
-export function redactUrl(url: string): string {
-  if (secretQueryParams.size === 0) return redact(url);
+/**
+ * The headers of an answer: a secret header's value masked whole (Set-Cookie), and a secret the
+ * server echoes in any other header masked in every spelling.
+ */
+export function redactResponseHeaders(headers: Readonly<Record<string, string>>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers))
+    out[name] = isSecretHeader(name) ? MASK : redact(value);
+  return out;
+}
+
+/**
+ * A URL with the secrets the suite put in it masked by position: the value of every secret query
+ * parameter, and the userinfo (user:password@). Its path and its other parameters are the suite's
+ * own. A URL taken from an answer (a Location the suite follows, `fromAnswer`) is the server's text
+ * too: it is also masked in every spelling.
+ */
+export function redactUrl(url: string, fromAnswer = false): string {
+  const masked = maskQuery(maskUserinfo(url));
+  return fromAnswer ? redact(masked) : masked;
+}
+
+/** "http://user:pw@host/x" → "http://***@host/x"; a URL without userinfo as it is. */
+function maskUserinfo(url: string): string {
+  const scheme = /^[a-z][a-z0-9+.-]*:\/\//i.exec(url);
+  if (scheme === null) return url;
+  const rest = url.slice(scheme[0].length);
+  const authorityEnd = rest.search(/[/?#]/);
+  const authority = authorityEnd < 0 ? rest : rest.slice(0, authorityEnd);
+  const at = authority.lastIndexOf('@');
+  if (at < 0) return url;
+  return `${scheme[0]}${MASK}${rest.slice(at)}`;
+}
+
+/** The value of every secret query parameter masked, wherever it stands in the query. */
+function maskQuery(url: string): string {
+  if (secretQueryParams.size === 0) return url;
   const q = url.indexOf('?');
-  if (q < 0) return redact(url);
+  if (q < 0) return url;
+  const hash = url.indexOf('#', q);
+  const end = hash < 0 ? url.length : hash;
   const pairs = url
-    .slice(q + 1)
+    .slice(q + 1, end)
     .split('&')
     .map((pair) => {
       const eq = pair.indexOf('=');
       const name = eq < 0 ? pair : pair.slice(0, eq);
       let decoded = name;
       try {
-        decoded = decodeURIComponent(name);
+        decoded = decodeURIComponent(name.replace(/\+/g, ' '));
       } catch {}
       return secretQueryParams.has(decoded) ? `${name}=${MASK}` : pair;
     });
-  return redact(`${url.slice(0, q)}?${pairs.join('&')}`);
+  return `${url.slice(0, q)}?${pairs.join('&')}${url.slice(end)}`;
 }

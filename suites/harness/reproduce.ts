@@ -2,7 +2,7 @@ import { type SentRequest, toCurl } from './exchange.ts';
 import { freshId } from './run.ts';
 
 /**
- * Ids of the pets this worker's requests created (a 2xx to a POST with that id). A create re-sent as
+ * Ids of the pets the run's requests created (a 2xx to a POST with that id). A create re-sent as
  * printed would meet the pet it created and get a 409 instead of what the check saw, so its reproduce
  * line sends a fresh id instead; a request whose id had been created before it (a duplicate probe)
  * keeps its id, since re-sending it is exactly what it did.

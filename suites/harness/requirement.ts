@@ -1,7 +1,6 @@
 import { inject, type TestContext, test } from 'vitest';
 import type { Level, Need, Requirement } from '../../catalog/catalog.ts';
 import { selectionSkipReason } from '../../catalog/select.ts';
-import { FAILED_EVIDENCE, PASSED_EVIDENCE } from './allure.ts';
 import { blocked, isBlocked } from './blocked.ts';
 import { testTimeoutFor } from './budget.ts';
 import { type ApiResponse, Client, type ServerErrorSeen, type SlowAnswer } from './client.ts';
@@ -15,7 +14,7 @@ import {
   isRateLimited,
 } from './errors.ts';
 import type { ExchangeRecord } from './exchange.ts';
-import { checkRunning, EXCHANGE_LOG_KEY, exchangeSink } from './exchange-log.ts';
+import { EXCHANGE_LOG_KEY, exchangeSink } from './exchange-log.ts';
 import { type Finding, type Model, runModel } from './model.ts';
 import { type Pace, runPace } from './pace.ts';
 import { redact } from './redact.ts';
@@ -31,10 +30,10 @@ declare module 'vitest' {
     case?: string;
     /**
      * The test's last exchanges, masked (a failed test's last FAILED_EVIDENCE, a passed one's
-     * PASSED_EVIDENCE): the Allure report attaches them (suites/reporter.ts).
+     * PASSED_EVIDENCE): the CLI's Allure results attach them (cli/reports/allure.ts).
      */
     evidence?: ExchangeRecord[];
-    /** What the test observed beside its verdict (CheckContext.note), masked: steps of its Allure result. */
+    /** What the test observed beside its verdict (CheckContext.note), masked: steps in the Allure results. */
     notes?: string[];
     /** The HTTP requests the test sent (429 retries not counted). */
     exchangeCount?: number;
@@ -146,6 +145,10 @@ export function skipReason(
   return undefined;
 }
 
+/** How many of a check's last exchanges it keeps for the reports (TaskMeta.evidence): a failed check's, a passed check's. */
+export const FAILED_EVIDENCE = 10;
+export const PASSED_EVIDENCE = 2;
+
 /** Retried attempts a test keeps as evidence (the rest are counted). */
 const MAX_RETRIED_KEPT = 5;
 
@@ -157,7 +160,7 @@ const KEY_ID = 'AUTH-KEY-ACCEPTED';
 const KEYLESS = new Set(['AUTH-MISSING-KEY-REFUSED', 'AUTH-WRONG-KEY-REFUSED']);
 
 /**
- * GET {base}/pets, once per worker and base URL, judged first: a 404 there means the API is not
+ * GET {base}/pets, once per run and base URL, judged first: a 404 there means the API is not
  * served under the base URL (a wrong prefix), and a 401 or 403 that the key is not let through. Every
  * other check is then blocked by VERSION-V1-PREFIX or AUTH-KEY-ACCEPTED instead of failing on its own
  * 404s or 401s. Any other answer, or none, lets the checks judge for themselves.
@@ -231,7 +234,8 @@ function define(r: Requirement, row: Row | undefined, check: Check): void {
       contract,
       requirement: r,
       model,
-      skip: (why) => ctx.skip(why),
+      // A check's note or reason to skip may quote an answer: masked as the server's text.
+      skip: (why) => ctx.skip(redact(why)),
       note: async (message) => {
         ctx.task.meta.notes ??= [];
         ctx.task.meta.notes.push(redact(message));
@@ -239,7 +243,6 @@ function define(r: Requirement, row: Row | undefined, check: Check): void {
       newPet: (fields) => newPet(config, fields),
       freshId,
     };
-    const ended = checkRunning();
     try {
       await budget.race(
         (async () => {
@@ -276,11 +279,13 @@ function define(r: Requirement, row: Row | undefined, check: Check): void {
         if (block.ownFault !== undefined) ctx.task.meta.blockedOwnFault = block.ownFault;
         ctx.skip(block.message);
       }
-      if (!isConformanceError(err) && !ctx.signal.aborted) ctx.task.meta.suiteError = describeThrown(err);
+      if (isConformanceError(err)) throw err;
+      // Any other error's text may quote an answer (JSON.parse quotes the body it refused).
+      maskThrown(err);
+      if (!ctx.signal.aborted) ctx.task.meta.suiteError = describeThrown(err);
       throw err;
     } finally {
       budget.end();
-      ended();
       ctx.task.meta.exchangeCount = api.exchanges.length;
       if (api.serverErrors.length > 0) ctx.task.meta.serverErrors = [...api.serverErrors];
       if (api.findings.length > 0) ctx.task.meta.findings = [...api.findings];
@@ -356,6 +361,22 @@ function keepEvidence(ctx: TestContext, exchanges: readonly ExchangeRecord[]): v
   if (exchanges.length > 0) ctx.task.meta.evidence = exchanges.map((x) => ({ ...x }));
 }
 
+/**
+ * An error's message, and the head of its stack that repeats it, masked in place as a server's text
+ * before vitest sends them on; the stack's frames are the suite's own paths.
+ */
+function maskThrown(err: unknown): void {
+  if (!(err instanceof Error)) return;
+  try {
+    err.message = redact(err.message);
+    if (typeof err.stack === 'string') {
+      const frames = err.stack.search(/\n\s+at /);
+      const head = frames < 0 ? err.stack : err.stack.slice(0, frames);
+      err.stack = `${redact(head)}${frames < 0 ? '' : err.stack.slice(frames)}`;
+    }
+  } catch {}
+}
+
 /** "TypeError: x is undefined (at suites/list/list.test.ts:12:5)": what a person fixing the suite needs. */
 function describeThrown(err: unknown): string {
   if (!(err instanceof Error)) return `a non-Error value was thrown: ${String(err)}`;
@@ -370,7 +391,7 @@ function describeThrown(err: unknown): string {
 
 /**
  * Declares the test of one requirement (STYLE point 4). It refuses an id the catalog does not have,
- * is named `${id} ${title}`, carries the id in task.meta.requirementId (the Allure report labels it from there), and
+ * is named `${id} ${title}`, carries the id in task.meta.requirementId (every report files it by it), and
  * skips with a stable reason when the run does not allow it: "not selected by --only",
  * "excluded by --exclude", "--read-only: needs writes", "needs --api-key", "needs --auth-required",
  * "needs --max-response-time". Tests run concurrently.

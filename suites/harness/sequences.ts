@@ -5,7 +5,7 @@ import { GENERATED_BUDGET_FACTOR } from './budget.ts';
 import type { ApiResponse } from './client.ts';
 import type { Schema } from './contract.ts';
 import { ConformanceError } from './errors.ts';
-import { type ExchangeRecord, toCurl } from './exchange.ts';
+import { clip, type ExchangeRecord, shownUrl, toCurl } from './exchange.ts';
 import { applyMutation, type Mutation, mutationsOf } from './generate.ts';
 import { INT64_MAX, INT64_MIN, parseBody } from './json.ts';
 import { type Finding, PET_FIELDS } from './model.ts';
@@ -173,14 +173,14 @@ function report(
   const finding: Finding = {
     requirementId,
     expected,
-    received: `${res.request.method} ${pathAndQuery(res.request.url)} answered ${received ?? describe(res)}`,
+    received: `${res.request.method} ${pathAndQuery(shownUrl(res.request))} answered ${received ?? describe(res)}`,
     reproduce: res.reproduce,
   };
   r.ctx.api.report(finding);
 }
 
 function describe(res: ApiResponse): string {
-  const text = res.text.length > 200 ? `${res.text.slice(0, 200)}…` : res.text;
+  const text = clip(res.text, 200, () => '…');
   return `${res.status}${text ? `, ${text}` : ', empty body'}`;
 }
 

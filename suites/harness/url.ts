@@ -45,6 +45,26 @@ export function pathAndQuery(url: string): string {
   return `${pathname}${search}`;
 }
 
+/**
+ * The paths of URLs under a base URL: of "http://h/v1/pets/12?x=1" under "http://h/v1", "/pets/12",
+ * as sent (not decoded), without the query; undefined for a URL of another origin, one outside the
+ * base's path, or one that does not parse.
+ */
+export function pathUnder(baseUrl: string): (url: string) => string | undefined {
+  const base = splitUrl(baseUrl);
+  const prefix = base.pathname.replace(/\/+$/, '');
+  return (url) => {
+    let split: SplitUrl;
+    try {
+      split = splitUrl(url);
+    } catch {
+      return undefined;
+    }
+    if (split.origin !== base.origin || !split.pathname.startsWith(`${prefix}/`)) return undefined;
+    return split.pathname.slice(prefix.length);
+  };
+}
+
 function parsed(url: string): SplitUrl {
   const { origin, pathname, search } = new URL(url);
   return { origin, pathname, search };

@@ -1,6 +1,15 @@
 import { describe, expect, test } from 'vitest';
 import type { Requirement } from '../../catalog/catalog.ts';
-import { rollUp, type TestOutcome } from '../../cli/record/rollup.ts';
+import { stateOf } from '../../cli/across/diff.ts';
+import { blockingRoots } from '../../cli/record/blocking.ts';
+import { rerunSelection } from '../../cli/record/rerun.ts';
+import {
+  isBlockedResult,
+  type RequirementResult,
+  rollUp,
+  type TestOutcome,
+} from '../../cli/record/rollup.ts';
+import { byCause, UNJUDGED_CAUSE } from '../../cli/record/views.ts';
 
 const req = (id: string, level: Requirement['level']) =>
   ({ id, level, title: `${id} title`, operation: 'createPets', needs: [] }) as unknown as Requirement;
@@ -281,5 +290,56 @@ describe('findings: a rule broken in an answer another check received fails the 
       { ...passed('SHOW-X'), findings: [lost, { ...finding, requirementId: 'CREATE-B' }] },
     ]);
     expect(byId.get('CREATE-B')?.status).toBe('failed');
+  });
+});
+
+describe('one definition of blocked, one of its roots', () => {
+  const result = (
+    id: string,
+    status: RequirementResult['status'],
+    blockedBy?: string[],
+  ): RequirementResult => ({
+    id,
+    level: 'MUST',
+    title: `${id} title`,
+    operation: 'createPets',
+    status,
+    ...(blockedBy === undefined ? {} : { blockedBy }),
+    gating: true,
+    tests: { passed: 0, failed: 0, skipped: 0 },
+    durationMs: 0,
+  });
+
+  test.each([
+    ['skipped with blockers', result('A', 'skipped', ['B']), true],
+    ['skipped with an empty list of blockers', result('A', 'skipped', []), false],
+    ['skipped for another reason', result('A', 'skipped'), false],
+    ['failed, blockers and all', result('A', 'failed', ['B']), false],
+    ['passed', result('A', 'passed'), false],
+  ])('%s: the roll-up, compare, --baseline and rerun all read it the same way', (_, r, blocked) => {
+    expect(isBlockedResult(r)).toBe(blocked);
+    expect(stateOf(r) === 'blocked').toBe(blocked);
+    const source = { file: 'f', startedAt: 't', target: 'u', results: [r, result('B', 'failed')] };
+    expect(rerunSelection(source.results).bad.includes('A')).toBe(blocked || r.status === 'failed');
+    expect(byCause([r, result('B', 'failed')]).has('B')).toBe(blocked);
+  });
+
+  test('the roots: the failed requirements reached through blocked ones, each once, never round a circle', () => {
+    const results = [
+      result('A', 'skipped', ['B', 'C']),
+      result('B', 'skipped', ['D']),
+      result('C', 'skipped', ['D', 'E', 'A']),
+      result('D', 'failed'),
+      result('E', 'passed'),
+      result('F', 'skipped', ['G']),
+      result('G', 'skipped', ['F']),
+    ];
+    const byId = new Map(results.map((r) => [r.id, r]));
+    expect(blockingRoots(byId.get('A')!, byId)).toEqual(['D']);
+    expect(blockingRoots(byId.get('F')!, byId)).toEqual([]);
+    expect([...byCause(results)].map(([cause, list]) => [cause, list.map((r) => r.id)])).toEqual([
+      ['D', ['A', 'B', 'C']],
+      [UNJUDGED_CAUSE, ['F', 'G']],
+    ]);
   });
 });

@@ -5,7 +5,6 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import type { Level } from '../../catalog/catalog.ts';
-import { loadBaseline } from '../../cli/across/baseline.ts';
 import {
   againstBaseline,
   type Comparable,
@@ -17,6 +16,7 @@ import {
 import { readSummary, SummaryFileError } from '../../cli/across/summary-file.ts';
 import { CannotJudgeError } from '../../cli/record/errors.ts';
 import { catalogIdentity } from '../../cli/record/record.ts';
+import { loadBaseline } from '../../cli/run/plan.ts';
 
 type Spec = [id: string, level: Level, state: State];
 /** Results in a given state; blocked is "skipped" with blockedBy, as summary.json says it. */

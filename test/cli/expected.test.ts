@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { XMLParser } from 'fast-xml-parser';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { parse as parseYaml } from 'yaml';
 import { loadCatalog, type Requirement } from '../../catalog/catalog.ts';
 import { CannotJudgeError } from '../../cli/record/errors.ts';
 import { applyExpected, type ExpectedFile } from '../../cli/record/expected.ts';
@@ -13,7 +14,8 @@ import { exitOf } from '../../cli/record/record.ts';
 import { rollUp, type TestOutcome } from '../../cli/record/rollup.ts';
 import { loadExpected } from '../../cli/run/expected.ts';
 import type { RunningServer } from '../../reference-impl/index.ts';
-import { build, type CliResult, type Json, readJson, runCli } from '../helpers/cli.ts';
+import { build, type CliResult, type Json, ROOT, readJson, runCli } from '../helpers/cli.ts';
+import { shippedSchema } from '../helpers/schemas.ts';
 import { createVariants } from '../variants/faulty/create.ts';
 import { reference } from '../variants/servers/reference.ts';
 
@@ -58,18 +60,14 @@ describe('the file: YAML or JSON, each entry checked', () => {
     [
       'not a list',
       'id: CREATE-OK',
-      'expected a list of entries (id, reason, and optionally link and expires), alone or under "expected:"; got an object',
+      'expected a list of entries (id, reason, and optionally link and expires), alone or under "expected:", got an object',
     ],
     [
       'an entry that is not an object',
       '- CREATE-OK',
       'entry 1: expected an object with id and reason, got "CREATE-OK"',
     ],
-    [
-      'no id',
-      '- reason: r',
-      'entry 1: "id" is missing: expected a requirement id such as CREATE-OK, got nothing',
-    ],
+    ['no id', '- reason: r', 'entry 1: "id" is missing: expected a requirement id such as CREATE-OK'],
     [
       'an id the catalog does not have',
       '- id: CREATE-OKK\n  reason: r',
@@ -78,28 +76,52 @@ describe('the file: YAML or JSON, each entry checked', () => {
     [
       'no reason',
       '- id: CREATE-OK',
-      'entry 1 (CREATE-OK): "reason" is required: a sentence saying why the deviation is expected, got nothing',
+      'entry 1 (CREATE-OK): "reason" is missing: expected a sentence saying why the deviation is expected',
     ],
-    ['an empty reason', '- id: CREATE-OK\n  reason: "  "', 'entry 1 (CREATE-OK): "reason" is required'],
+    [
+      'an empty reason',
+      '- id: CREATE-OK\n  reason: "  "',
+      'entry 1 (CREATE-OK): "reason": expected a sentence saying why the deviation is expected, got "  "',
+    ],
     [
       'a link that is not a URL',
       '- id: CREATE-OK\n  reason: r\n  link: PETS-12',
-      'entry 1 (CREATE-OK): "link" must be an http or https URL (the ticket), got "PETS-12"',
+      'entry 1 (CREATE-OK): "link": expected an http or https URL (the ticket), got "PETS-12"',
     ],
     [
       'a date that does not exist',
       '- id: CREATE-OK\n  reason: r\n  expires: 2026-02-30',
-      'entry 1 (CREATE-OK): "expires" must be a date as YYYY-MM-DD, got "2026-02-30"',
+      'entry 1 (CREATE-OK): "expires": expected a date as YYYY-MM-DD, got "2026-02-30"',
     ],
     [
       'a date in another form',
       '- id: CREATE-OK\n  reason: r\n  expires: 30.06.2026',
-      '"expires" must be a date as YYYY-MM-DD, got "30.06.2026"',
+      '"expires": expected a date as YYYY-MM-DD, got "30.06.2026"',
     ],
     [
       'an unknown field',
       '- id: CREATE-OK\n  reason: r\n  reson: x',
       'entry 1 (CREATE-OK): unknown field "reson" (the fields are id, reason, link, expires)',
+    ],
+    [
+      'a link of another scheme',
+      '- id: CREATE-OK\n  reason: r\n  link: ftp://t.example/PETS-12',
+      'entry 1 (CREATE-OK): "link": expected an http or https URL (the ticket), got "ftp://t.example/PETS-12"',
+    ],
+    [
+      'an id that is not a string',
+      '- id: 12\n  reason: r',
+      'entry 1: "id": expected a requirement id such as CREATE-OK, got 12',
+    ],
+    [
+      'another key beside the list',
+      'expected: []\nexpire: 2026-01-01',
+      'unknown key "expire" (the keys are $schema, expected)',
+    ],
+    [
+      'an entry of a list under "expected:"',
+      'expected:\n  - id: CREATE-OK\n    reason: r\n    expires: soon',
+      'entry 1 (CREATE-OK): "expires": expected a date as YYYY-MM-DD, got "soon"',
     ],
     [
       'an id twice',
@@ -111,6 +133,41 @@ describe('the file: YAML or JSON, each entry checked', () => {
     const got = text === null ? loadMessage(name) : read(name, text);
     expect(typeof got).toBe('string');
     expect(got).toContain(message);
+  });
+});
+
+describe('the shipped schema (schemas/expected.schema.json) is the one the command checks with', () => {
+  const valid = shippedSchema('expected.schema.json');
+  const good: unknown[] = [
+    [{ id: 'CREATE-OK', reason: 'r', link: 'https://t.example/PETS-1', expires: '2026-06-30' }],
+    { $schema: './node_modules/petstore-conformance/schemas/expected.schema.json', expected: [] },
+  ];
+  const bad: unknown[] = [
+    { id: 'CREATE-OK', reason: 'r' },
+    [{ id: 'CREATE-OK' }],
+    [{ id: 'CREATE-OK', reason: 'r', expires: '2026-02-30' }],
+    [{ id: 'CREATE-OK', reason: 'r', link: 'PETS-12' }],
+    { expected: [], more: 1 },
+  ];
+
+  test.each(good.map((d) => [JSON.stringify(d), d]))('accepts %s', (_, data) => {
+    expect(valid(data)).toEqual([]);
+    expect(read('good.json', JSON.stringify(data))).toMatchObject({ given: 'good.json' });
+  });
+
+  test.each(bad.map((d) => [JSON.stringify(d), d]))('refuses %s', (_, data) => {
+    expect(valid(data)).not.toEqual([]);
+    expect(typeof read('bad.json', JSON.stringify(data))).toBe('string');
+  });
+
+  test('docs/staging.md’s example file is valid', () => {
+    const doc = readFileSync(path.join(ROOT, 'docs', 'staging.md'), 'utf8');
+    const example = /```yaml\n(# deviations\.yaml[\s\S]*?)```/.exec(doc)?.[1];
+    expect(example, 'docs/staging.md has a ```yaml block starting "# deviations.yaml"').toBeDefined();
+    expect(valid(parseYaml(example!))).toEqual([]);
+    expect(read('example.yaml', example!)).toMatchObject({
+      entries: [{ id: 'CREATE-OK' }, { id: 'SHOW-UNKNOWN-404' }],
+    });
   });
 });
 
@@ -349,7 +406,7 @@ describe('--expected, with the real command', () => {
     const c = runs.broken!;
     expect(c.code, out(c)).toBe(2);
     expect(c.stderr).toContain(
-      '--expected broken.yaml: entry 1 (CREATE-OK): "reason" is required: a sentence saying why the deviation is expected, got nothing',
+      '--expected broken.yaml: entry 1 (CREATE-OK): "reason" is missing: expected a sentence saying why the deviation is expected',
     );
   });
 });

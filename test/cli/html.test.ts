@@ -1,6 +1,6 @@
-// The HTML report's parts that need no browser: the Allure results the CLI builds (one per
-// requirement), the Allure configuration, the page's post-processing (analytics, embedded data)
-// and the history carried over on rotation. test/cli/report-browser.test.ts checks the page itself.
+// The HTML report's parts that need no browser: the Allure results the CLI writes from the record
+// (one per requirement), the Allure configuration, the page's Content-Security-Policy and the
+// history carried over on rotation. test/cli/report-browser.test.ts checks the page itself.
 import {
   existsSync,
   linkSync,
@@ -15,32 +15,33 @@ import {
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import type { TestResult } from 'allure-js-commons';
+import { stringifyEnvInfo } from 'allure-js-commons/sdk/reporter';
 import { afterAll, describe, expect, test } from 'vitest';
 import { loadCatalog } from '../../catalog/catalog.ts';
-import type { RunRecord } from '../../cli/record/record.ts';
-import { type RequirementResult, rollUp, type TestOutcome } from '../../cli/record/rollup.ts';
+import type { CheckOutcome, RunRecord } from '../../cli/record/record.ts';
+import { type RequirementResult, rollUp } from '../../cli/record/rollup.ts';
 import {
-  type AllureResult,
+  allureFiles,
   changes,
   changesLine,
-  environmentProperties,
+  environmentInfo,
   historyIdOf,
-  isBlocked,
   previousStatuses,
   reportName,
   requirementMessage,
-  requirementResults,
-  suiteFrames,
 } from '../../cli/reports/allure.ts';
 import { HISTORY_FILE, ReportFolder, rotateReportDir } from '../../cli/reports/folder.ts';
 import {
   allureConfig,
+  finishReport,
+  HEAD,
   HISTORY_LIMIT,
-  redactEmbedded,
-  VERDICT_FIRST,
-  withoutAnalytics,
+  PAGE_POLICY,
+  withPagePolicy,
 } from '../../cli/reports/html.ts';
-import { createRedactor } from '../../cli/reports/redact.ts';
+import { suiteFrames } from '../../cli/run/collector.ts';
+import { recordExchange } from '../../suites/harness/exchange.ts';
 import { testConfig } from '../helpers/config.ts';
 
 const catalog = loadCatalog();
@@ -53,19 +54,42 @@ const config = testConfig('https://staging.pets.example.com/v1', {
   runId: 'test',
 });
 
-const outcome = (id: string, state: TestOutcome['state'], extra: Partial<TestOutcome> = {}): TestOutcome => ({
+/** A check's outcome as the CLI's reporter records it; it starts at 1000 ms (since the epoch) unless told. */
+const outcome = (
+  id: string,
+  state: CheckOutcome['state'],
+  extra: Partial<CheckOutcome> = {},
+): CheckOutcome => ({
   requirementId: id,
   name: `${id} ${catalog.get(id)?.title}${extra.name ?? ''}`,
   file: 'suites/x.test.ts',
   state,
   failures: [],
   durationMs: 5,
+  startedAt: 1_000,
   ...extra,
 });
 
+/** The exchange the failed check [limit=101] keeps as its evidence, a plain copy as a check keeps it. */
+const overMaxExchange = {
+  ...recordExchange(
+    {
+      method: 'GET',
+      url: 'https://staging.pets.example.com/v1/pets?limit=101',
+      headers: { 'x-api-key': '***' },
+    },
+    {
+      status: 200,
+      headers: { 'content-type': 'application/json' },
+      body: Buffer.from('[1 2]'),
+      durationMs: 7,
+    },
+  ),
+};
+
 // Every requirement passes but these: a MUST that fails one of its two checks, a SHOULD that fails
 // (not gating without --strict), one skipped for --read-only, one blocked by CREATE-OK.
-const outcomes: TestOutcome[] = [
+const outcomes: CheckOutcome[] = [
   ...catalog.requirements
     .filter(
       (r) =>
@@ -74,16 +98,25 @@ const outcomes: TestOutcome[] = [
     .map((r) => outcome(r.id, 'passed')),
   outcome('LIST-LIMIT-OVER-MAX', 'failed', {
     name: ' [limit=101]',
+    caseLabel: 'limit=101',
+    startedAt: 900,
     failures: [
       {
-        message: 'expected: status 400–499\nreceived: 200\nreproduce: curl -sS x',
+        message: 'expected: status 400–499\nreceived: 200',
         expected: 'status 400–499',
         received: '200, JSON array of 100 items',
         reproduce: "curl -sS 'https://staging.pets.example.com/v1/pets?limit=101'",
       },
     ],
+    trace: 'at suites/list/list.test.ts:48:3',
+    evidence: [overMaxExchange],
   }),
-  outcome('LIST-LIMIT-OVER-MAX', 'passed', { name: ' [limit=2^31]' }),
+  outcome('LIST-LIMIT-OVER-MAX', 'passed', {
+    name: ' [limit=2^31]',
+    caseLabel: 'limit=2^31',
+    notes: ['sent 2147483648'],
+    evidence: [overMaxExchange, overMaxExchange],
+  }),
   outcome('SHOW-UNKNOWN-404', 'failed', {
     failures: [{ message: 'x', expected: 'status 404', received: '410' }],
   }),
@@ -115,64 +148,18 @@ function record(overrides: Partial<RunRecord> = {}): RunRecord {
   };
 }
 
-/** What allure-vitest writes for a check (the parts the CLI reads). */
-function check(id: string, name: string, status: string, extra: Partial<AllureResult> = {}): AllureResult {
-  return {
-    uuid: `${id}-${name}`,
-    name: `${id} ${catalog.get(id)?.title}${name}`,
-    status,
-    statusDetails: {},
-    labels: [
-      { name: 'requirement', value: id },
-      { name: 'framework', value: 'vitest' },
-    ],
-    links: [],
-    steps: [],
-    start: 1_000,
-    stop: 1_100,
-    ...extra,
-  };
+/** The Allure files of a run of the outcomes above. */
+function filesOf(run: RunRecord, previous?: ReadonlyMap<string, string>) {
+  return allureFiles({ record: run, catalog, outcomes, ...(previous ? { previous } : {}) });
 }
-
-const checks: AllureResult[] = [
-  check('LIST-OK', '', 'passed'),
-  check('LIST-LIMIT-OVER-MAX', ' [limit=2^31]', 'passed', {
-    parameters: [{ name: 'case', value: 'limit=2^31' }],
-  }),
-  check('LIST-LIMIT-OVER-MAX', ' [limit=101]', 'failed', {
-    start: 900,
-    parameters: [{ name: 'case', value: 'limit=101' }],
-    statusDetails: {
-      message: 'expected: status 400–499\nreceived: 200',
-      trace: [
-        'ConformanceError: expected: status 400–499',
-        'received: 200',
-        '    at fail (/work/x/suites/harness/expect.ts:21:9)',
-        '    at expectStatus (/work/x/suites/harness/expect.ts:83:39)',
-        '    at /work/x/suites/list/list.test.ts:48:3',
-        '    at process.processTicksAndRejections (node:internal/process/task_queues:95:5)',
-        '    at async file:///work/x/node_modules/@vitest/runner/dist/chunk-artifact.js:1903:20',
-      ].join('\n'),
-    },
-    steps: [
-      {
-        name: 'request: GET /v1/pets?limit=101',
-        attachments: [
-          { name: 'request: GET /v1/pets?limit=101', source: 'a-attachment.txt', type: 'text/plain' },
-        ],
-      },
-    ],
-  }),
-  check('AUTH-KEY-ACCEPTED', '', 'skipped'),
-];
 
 describe('the Allure results of a run: one per requirement', () => {
   const run = record();
-  const { results, files } = requirementResults(checks, { record: run, catalog, outcomes });
+  const files = filesOf(run);
+  const { results } = files;
   const byId = (id: string) =>
     results.find((r) => r.labels.some((l) => l.name === 'requirement' && l.value === id))!;
-  const label = (r: AllureResult, name: string) =>
-    r.labels.filter((l) => l.name === name).map((l) => l.value);
+  const label = (r: TestResult, name: string) => r.labels.filter((l) => l.name === name).map((l) => l.value);
 
   test('each catalog requirement is one result, in the status summary.json gives it', () => {
     expect(results).toHaveLength(catalog.requirements.length);
@@ -211,34 +198,79 @@ describe('the Allure results of a run: one per requirement', () => {
     expect(byId('AUTH-KEY-ACCEPTED').statusDetails?.message).toBe('needs --api-key');
   });
 
-  test('a requirement is blocked by its blockedBy, or by the "blocked by" note of its skipped checks', () => {
+  test('a requirement is blocked when the roll-up says so (blockedBy), never by what its message reads', () => {
     const skipped = run.rollUp.results.find((r) => r.id === 'AUTH-KEY-ACCEPTED')!;
-    expect(isBlocked(skipped)).toBe(false);
-    expect(isBlocked({ ...skipped, blockedBy: ['CREATE-OK'], message: 'a reason' })).toBe(true);
-    expect(
-      requirementMessage({ ...skipped, blockedBy: ['CREATE-OK'], message: 'POST /pets answered 500' }),
-    ).toBe('blocked by CREATE-OK: POST /pets answered 500');
-    expect(isBlocked({ ...skipped, message: 'blocked by CREATE-OK: POST /pets answered 500' })).toBe(true);
-    expect(isBlocked({ ...skipped, status: 'failed', blockedBy: ['CREATE-OK'] })).toBe(false);
+    const readsBlocked = { ...skipped, message: 'blocked by CREATE-OK: POST /pets answered 500' };
+    expect(requirementMessage(readsBlocked)).toBe('blocked by CREATE-OK: POST /pets answered 500');
+    const asRead = allureFiles({
+      record: record({
+        rollUp: {
+          ...run.rollUp,
+          results: run.rollUp.results.map((r) => (r.id === skipped.id ? readsBlocked : r)),
+        },
+      }),
+      catalog,
+      outcomes,
+    }).results;
+    const tags = (r: TestResult | undefined) => r?.labels.filter((l) => l.name === 'tag').map((l) => l.value);
+    expect(tags(asRead.find((r) => r.fullName?.endsWith(skipped.id)))).toEqual([]);
+    expect(tags(byId('CREATE-PERSISTED'))).toEqual(['blocked']);
+    const { message: _, ...withoutMessage } = skipped;
+    expect(requirementMessage({ ...withoutMessage, blockedBy: ['CREATE-OK'] })).toBe('blocked by CREATE-OK');
   });
 
-  test('its checks are its steps, in the order they ran, with their exchanges and without harness frames', () => {
-    const steps = byId('LIST-LIMIT-OVER-MAX').steps ?? [];
-    expect(steps.map((s) => [s.name, s.status])).toEqual([
-      ['check [limit=101]', 'failed'],
-      ['check [limit=2^31]', 'passed'],
+  test('its checks are its steps, in the order they ran, with their notes and exchanges and without harness frames', () => {
+    const steps = byId('LIST-LIMIT-OVER-MAX').steps;
+    expect(steps.map((s) => [s.name, s.status, s.start, s.stop])).toEqual([
+      ['check [limit=101]', 'failed', 900, 905],
+      ['check [limit=2^31]', 'passed', 1_000, 1_005],
     ]);
-    expect(steps[0]?.statusDetails).toEqual({
+    const [failed, passed] = steps;
+    expect(failed?.statusDetails).toEqual({
       message: 'expected: status 400–499\nreceived: 200',
       trace: 'at suites/list/list.test.ts:48:3',
     });
-    expect(steps[0]?.steps?.[0]?.attachments?.[0]?.source).toBe('a-attachment.txt');
+    // A failed check: its request and its response, each an attachment in a step of its own.
+    expect(failed?.steps.map((s) => s.name)).toEqual([
+      'request: GET /v1/pets?limit=101',
+      'response: 200 OK · 5 bytes · 7 ms',
+    ]);
+    const text = (step: (typeof steps)[number] | undefined) =>
+      files.attachments.get(step?.attachments[0]?.source ?? '');
+    expect(text(failed?.steps[0])).toBe(
+      'GET https://staging.pets.example.com/v1/pets?limit=101\nx-api-key: ***\n\n(no body)',
+    );
+    // The body as it came: "[1 2]" is not valid JSON, and is not re-indented.
+    expect(text(failed?.steps[1])).toContain('content-type: application/json\n\n[1 2]\n\nbody: 5 bytes');
+    // A passed check: its notes, then its last exchanges together in one attachment.
+    expect(passed?.steps.map((s) => [s.name, s.status])).toEqual([
+      ['sent 2147483648', 'passed'],
+      [expect.stringMatching(/^last 2 exchanges: GET \/v1\/pets\?limit=101 → 200 OK/), undefined],
+    ]);
+    expect(text(passed?.steps[1])).toMatch(/^── 1\/2 ──\nGET https:[\s\S]*── 2\/2 ──/);
     // A skipped check carries the reason vitest gave it.
-    expect(byId('AUTH-KEY-ACCEPTED').steps?.[0]).toMatchObject({
+    expect(byId('AUTH-KEY-ACCEPTED').steps[0]).toMatchObject({
       status: 'skipped',
       statusDetails: { message: 'needs --api-key' },
     });
+    // Frames of the suite file only, from a check's error.
+    expect(
+      suiteFrames(
+        [
+          'ConformanceError: expected: status 400–499',
+          '    at fail (/work/x/suites/harness/expect.ts:21:9)',
+          '    at /work/x/suites/list/list.test.ts:48:3',
+          '    at async file:///work/x/node_modules/@vitest/runner/dist/chunk-artifact.js:1903:20',
+        ].join('\n'),
+      ),
+    ).toBe('at suites/list/list.test.ts:48:3');
     expect(suiteFrames('Error: x\n    at f (/a/suites/harness/client.ts:1:1)')).toBeUndefined();
+  });
+
+  test('its times agree with the record: the results span the run, the checks keep the times they ran', () => {
+    const runStart = run.startedAt.getTime();
+    expect(Math.min(...results.map((r) => r.start!))).toBe(runStart);
+    for (const r of results) expect(r.stop).toBe(runStart + run.durationMs);
   });
 
   test('the tree reads by operation as the OpenAPI document lists them, then any operation, each in catalog order', () => {
@@ -279,16 +311,20 @@ describe('the Allure results of a run: one per requirement', () => {
 
   test('the first screen: verdict, counts per requirement (blocked apart from skipped), seed and gating level', () => {
     expect(reportName(run)).toBe('NON-CONFORMANT · 1 MUST failed · staging.pets.example.com/v1');
-    const properties = files.find((f) => f.name === 'environment.properties')!.content.split('\n');
-    expect(properties.slice(0, 8)).toEqual([
-      'verdict=NON-CONFORMANT \\u00b7 1 MUST failed',
+    expect(Object.entries(files.environment).slice(0, 8)).toEqual([
+      ['verdict', 'NON-CONFORMANT · 1 MUST failed'],
+      ['vs last report', 'no earlier report in this folder'],
+      ['failed', `2 of ${catalog.requirements.length} requirements (1 gating)`],
+      ['passed', String(catalog.requirements.length - 4)],
+      ['blocked', '1'],
+      ['skipped', '1'],
+      ['seed', '1616944622'],
+      ['gating level', 'MUST (SHOULD gates only with --strict)'],
+    ]);
+    // As allure-js-commons writes it into environment.properties.
+    expect(stringifyEnvInfo(files.environment).split('\n').slice(0, 2)).toEqual([
+      'verdict=NON-CONFORMANT · 1 MUST failed',
       'vs\\ last\\ report=no earlier report in this folder',
-      `failed=2 of ${catalog.requirements.length} requirements (1 gating)`,
-      `passed=${catalog.requirements.length - 4}`,
-      'blocked=1',
-      'skipped=1',
-      'seed=1616944622',
-      'gating\\ level=MUST (SHOULD gates only with --strict)',
     ]);
     const strict = record({ config: { ...config, strict: true } });
     expect(reportName(strict)).toBe(
@@ -297,10 +333,10 @@ describe('the Allure results of a run: one per requirement', () => {
   });
 
   test('the overview: the verdict with its failures, and what the document leaves unspecified', () => {
-    const globals = JSON.parse(files.find((f) => f.name.endsWith('-globals.json'))!.content);
+    expect(files.globals.name).toMatch(/-globals\.json$/);
     const text = (name: string) => {
-      const source = globals.attachments.find((a: { name: string }) => a.name.startsWith(name)).source;
-      return files.find((f) => f.name === source)!.content;
+      const source = files.globals.content.attachments.find((a) => a.name.startsWith(name))!.source;
+      return files.attachments.get(source)!;
     };
     const overview = text('Verdict and failures');
     expect(overview).toMatch(/^NON-CONFORMANT · 1 MUST failed/);
@@ -344,7 +380,8 @@ describe('the Allure results of a run: one per requirement', () => {
     expect(diff).toEqual({ newlyFailed: ['LIST-LIMIT-OVER-MAX', 'SHOW-UNKNOWN-404'], fixed: ['LIST-OK'] });
     expect(changesLine(diff)).toBe('2 newly failed, 1 fixed');
     expect(previousStatuses(path.join(work, 'none.jsonl'))).toBeUndefined();
-    expect(environmentProperties(run, previous)).toContain('vs\\ last\\ report=2 newly failed, 1 fixed\n');
+    expect(environmentInfo(run, previous)['vs last report']).toBe('2 newly failed, 1 fixed');
+    expect(filesOf(run, previous).environment['vs last report']).toBe('2 newly failed, 1 fixed');
   });
 });
 
@@ -369,34 +406,49 @@ describe('the Allure configuration and the page', () => {
     ]);
   });
 
-  test("Allure's analytics tag, as its awesome template writes it, is removed; any trace left refuses the page", () => {
-    // The template of the installed plugin, so that a change of it in an Allure update is noticed here.
+  test('the page opens with a Content-Security-Policy that lets it load nothing from another origin', () => {
+    // The template of the installed plugin: its <head>, as written, is where the policy goes.
     const require = createRequire(import.meta.url);
     const generators = readFileSync(
       path.join(path.dirname(require.resolve('@allurereport/plugin-awesome')), 'generators.js'),
       'utf8',
     );
-    const block = /\{\{#if analyticsEnable\}\}([\s\S]*?)\{\{\/if\}\}/.exec(generators)?.[1];
-    expect(block).toContain('googletagmanager');
-    const tag = block!.replace(/\{\{\s*\w+\s*\}\}/g, 'value');
-    const page = `<html><body><div id="app"></div>\n${tag}\n<script>window.x = 1</script></body></html>`;
-    const cleaned = withoutAnalytics(page);
-    expect(cleaned?.replace(/\s+/g, ' ')).toBe(
-      '<html><body><div id="app"></div> <script>window.x = 1</script></body></html>',
-    );
-    expect(withoutAnalytics('<img src="https://www.googletagmanager.com/ns.html">')).toBeUndefined();
-    expect(VERDICT_FIRST).not.toMatch(/https?:/);
+    expect(generators).toContain(`<html dir="ltr" lang="en">\n${HEAD}\n    <meta charset="utf-8">`);
+    const page = `<!DOCTYPE html>\n<html>\n${HEAD}\n    <meta charset="utf-8">\n<script async src="https://www.googletagmanager.com/gtag/js?id=x"></script></head><body></body></html>`;
+    const guarded = withPagePolicy(page)!;
+    const meta = `<meta http-equiv="Content-Security-Policy" content="${PAGE_POLICY}">`;
+    expect(guarded.indexOf(meta)).toBeGreaterThan(guarded.indexOf(HEAD));
+    expect(guarded.indexOf(meta)).toBeLessThan(guarded.indexOf('<script'));
+    expect(guarded.slice(0, guarded.indexOf(meta))).toContain('allure-framework/allure3/issues/476');
+    // The charset still within the first 1024 bytes, where a browser looks for it.
+    expect(guarded.indexOf('<meta charset="utf-8">')).toBeLessThan(1024);
+    // Inline and data:/blob: only: no scheme, host or wildcard another origin could match.
+    expect(PAGE_POLICY).toMatch(/^default-src 'none'; /);
+    for (const directive of PAGE_POLICY.split('; '))
+      for (const source of directive.split(' ').slice(1))
+        expect(["'none'", "'unsafe-inline'", 'data:', 'blob:'], directive).toContain(source);
   });
 
-  test('data embedded base64-encoded is decoded, redacted and encoded again', () => {
-    const secret = 'pcs-EMBEDDED-91f2';
-    const redactor = createRedactor([secret]);
-    const b64 = (s: string) => Buffer.from(s).toString('base64');
-    const page = `<script>d("data/a.json","${b64(`{"url":"/pets?key=${secret}"}`)}"),d("data/b.json","${b64('{}')}")</script><p>${secret}</p>`;
-    const out = redactEmbedded(page, redactor);
-    expect(out).toContain(`d("data/a.json","${b64('{"url":"/pets?key=***"}')}")`);
-    expect(out).toContain(`d("data/b.json","${b64('{}')}")`);
-    expect(out).toContain('<p>***</p>');
+  test('a page without <head> is not published, and the warning says why', () => {
+    expect(withPagePolicy('<html><body>no head</body></html>')).toBeUndefined();
+    const dir = path.join(work, 'headless');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(
+      path.join(dir, 'index.html'),
+      '<html><body><script src="https://www.googletagmanager.com/x"></script></body></html>',
+    );
+    writeFileSync(path.join(dir, 'summary.json'), '{}');
+    expect(finishReport(dir)).toMatch(
+      /^Allure's page has no "<head>" .*no report was written.*Google Analytics/,
+    );
+    expect(readdirSync(dir)).toEqual([]);
+    const ok = path.join(work, 'headed');
+    mkdirSync(ok, { recursive: true });
+    writeFileSync(path.join(ok, 'index.html'), '<html><head><title>t</title></head></html>');
+    writeFileSync(path.join(ok, 'test-results.json'), '{}');
+    expect(finishReport(ok)).toBeUndefined();
+    expect(readdirSync(ok)).toEqual(['index.html']);
+    expect(readFileSync(path.join(ok, 'index.html'), 'utf8')).toContain(PAGE_POLICY);
   });
 
   test('the history moves on with the report folder: the new run starts with the previous one', () => {
@@ -431,44 +483,31 @@ describe('the Allure configuration and the page', () => {
     expect(readdirSync(path.join(work, 'rotate-twice'))).toEqual(['previous']);
   });
 
-  test('a run writes its reports over the files of the run before the previous one, and leaves none of theirs', async () => {
-    const reportDir = path.join(work, 'recycle', 'latest');
-    const previousDir = path.join(work, 'recycle', 'previous');
+  test("a run's reports are new files: an old report's files, their modes and other names stay as they were", async () => {
+    const reportDir = path.join(work, 'fresh', 'latest');
+    const previousDir = path.join(work, 'fresh', 'previous');
     mkdirSync(path.join(previousDir, 'allure-results'), { recursive: true });
-    const inodes = new Set<number>();
-    for (let i = 0; i < 3; i++) {
-      const old = path.join(previousDir, 'allure-results', `old-${i}-result.json`);
-      writeFileSync(old, `{"old":${i},"padding":"${'x'.repeat(200)}"}`);
-      inodes.add(statSync(old).ino);
-    }
-    // A fourth, with a second name outside (an archive of hard links): never written over.
-    const archived = path.join(work, 'recycle-archive.json');
-    writeFileSync(archived, '{"archived":true}');
-    linkSync(archived, path.join(previousDir, 'allure-results', 'old-3-result.json'));
+    const old = path.join(previousDir, 'allure-results', 'old-result.json');
+    writeFileSync(old, '{"old":1}', { mode: 0o600 });
+    // A second name outside: an archive of hard links (cp -al, rsync --link-dest).
+    const archived = path.join(work, 'fresh-archive.json');
+    linkSync(old, archived);
+    const oldInode = statSync(old).ino;
     mkdirSync(reportDir, { recursive: true });
     writeFileSync(path.join(reportDir, 'summary.json'), '{"run":2}');
-    const folder = new ReportFolder(reportDir, previousDir, createRedactor(['s3cret-key']), work);
+    const folder = new ReportFolder(reportDir, previousDir, work);
     folder.clear();
-    folder.write('summary.json', '{"run":3,"key":"s3cret-key"}');
-    const results = new Map([
-      ['a-result.json', Buffer.from('{"a":1}')],
-      ['b-attachment.txt', Buffer.from('b')],
-      ['c-attachment.txt', Buffer.from('c')],
-      ['d-attachment.txt', Buffer.from('d')],
-    ]);
-    folder.writeAhead('allure-results', new Map([...results].slice(1, 3)));
-    await folder.writeAll(results, 'allure-results');
+    folder.write('summary.json', '{"run":3}');
+    folder.writeIn('allure-results', 'a-result.json', Buffer.from('{"a":1}'));
     await folder.settled();
-    // Each file holds its own bytes only (masked), whether it was a spare or created.
-    expect(readFileSync(path.join(reportDir, 'summary.json'), 'utf8')).toBe('{"run":3,"key":"***"}');
-    for (const [name, bytes] of results)
-      expect(readFileSync(path.join(reportDir, 'allure-results', name))).toEqual(bytes);
-    // The three old files became three of the five new ones; the fourth and fifth were created.
-    const written = ['summary.json', ...[...results.keys()].map((n) => path.join('allure-results', n))];
-    const reused = written.filter((name) => inodes.has(statSync(path.join(reportDir, name)).ino));
-    expect(reused).toHaveLength(3);
-    expect(readFileSync(archived, 'utf8')).toBe('{"archived":true}');
-    expect(readdirSync(path.join(work, 'recycle')).sort()).toEqual(['latest', 'previous']);
+    expect(readFileSync(path.join(reportDir, 'summary.json'), 'utf8')).toBe('{"run":3}');
+    const written = path.join(reportDir, 'allure-results', 'a-result.json');
+    expect(readFileSync(written, 'utf8')).toBe('{"a":1}');
+    expect(statSync(written).ino).not.toBe(oldInode);
+    expect(statSync(written).mode & 0o777).not.toBe(0o600);
+    expect(readFileSync(archived, 'utf8')).toBe('{"old":1}');
+    expect(folder.written).toEqual(['summary.json', 'allure-results/']);
+    expect(readdirSync(path.join(work, 'fresh')).sort()).toEqual(['latest', 'previous']);
     expect(readFileSync(path.join(previousDir, 'summary.json'), 'utf8')).toBe('{"run":2}');
   });
 });

@@ -74,3 +74,10 @@ test('no circle of imports in the product code', () => {
   for (const file of product) visit(file, []);
   expect(circles).toEqual([]);
 });
+
+test('argv is read at the edge only: main.ts parses it once, and what runs below is handed the plain RunPlan', () => {
+  const readers = sources('cli').filter((file) =>
+    /\bparseInvocation\(/.test(readFileSync(path.join(ROOT, file), 'utf8')),
+  );
+  expect(readers.filter((file) => file !== 'cli/run/options.ts')).toEqual(['cli/main.ts']);
+});

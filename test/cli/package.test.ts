@@ -29,6 +29,7 @@ describe('the tarball', () => {
       'suites/harness/client.ts',
       'schemas/config.schema.json',
       'schemas/events.schema.json',
+      'schemas/expected.schema.json',
       'LICENSE',
       'README.md',
       'package.json',

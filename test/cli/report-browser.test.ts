@@ -1,6 +1,7 @@
 // The HTML report as a person sees it: the real command with --html against a server with known
 // failures, the page opened from disk in headless Chromium (Debian's chromium, driven by
-// playwright-core) with every request recorded and none allowed to leave the file.
+// playwright-core) with every request recorded and none allowed to leave the file. The page keeps
+// Allure's Google Analytics tag; its Content-Security-Policy must keep the browser from loading it.
 //
 // Without chromium the test says why it did not run; under CI=true a missing chromium fails it
 // (.ci/run installs it). CHROMIUM_PATH names another binary.
@@ -55,8 +56,18 @@ afterAll(async () => {
   await server?.close();
 });
 
-/** Opens the report from disk; every request the page makes is recorded, and only the page's own file is served. */
-async function open(): Promise<{ page: Page; requests: string[]; outside: string[] }> {
+/**
+ * Opens the report from disk; every request the page makes is recorded, only the page's own file is
+ * served, and what would have left it (reached the network) is `outside`. What the page's
+ * Content-Security-Policy refused never reaches the network: `refused()` is what the browser
+ * reported to the page (securitypolicyviolation: the URI, or "inline" or "eval", and the directive).
+ */
+async function open(): Promise<{
+  page: Page;
+  requests: string[];
+  outside: string[];
+  refused: () => Promise<string[]>;
+}> {
   const context = await browser!.newContext({
     viewport: { width: 1400, height: 900 },
     serviceWorkers: 'block',
@@ -64,17 +75,17 @@ async function open(): Promise<{ page: Page; requests: string[]; outside: string
   const self = `file://${page}`;
   const requests: string[] = [];
   const outside: string[] = [];
-  context.on('request', (request) => {
-    const url = request.url();
-    requests.push(url);
-    if (!(url.split('#')[0] === self || url.startsWith('data:'))) outside.push(url);
+  context.on('request', (request) => requests.push(request.url()));
+  await context.addInitScript({
+    content:
+      "window.refused = []; document.addEventListener('securitypolicyviolation', (e) => window.refused.push(e.blockedURI + ' (' + e.violatedDirective + ')'));",
   });
   context.on('weberror', () => undefined);
   await context.route('**/*', (route) => {
     const url = route.request().url();
-    return url.split('#')[0] === self || url.startsWith('data:')
-      ? route.continue()
-      : route.abort('blockedbyclient');
+    if (url.split('#')[0] === self || url.startsWith('data:')) return route.continue();
+    outside.push(url);
+    return route.abort('blockedbyclient');
   });
   await context.routeWebSocket(/.*/, (ws) => {
     outside.push(ws.url());
@@ -83,8 +94,9 @@ async function open(): Promise<{ page: Page; requests: string[]; outside: string
   const p = await context.newPage();
   p.on('websocket', (ws) => outside.push(ws.url()));
   await p.goto(self);
-  await p.getByTestId('report-title').waitFor({ timeout: 20_000 });
-  return { page: p, requests, outside };
+  await p.getByTestId('report-title').waitFor({ state: 'attached', timeout: 20_000 });
+  const refused = async () => (await p.evaluate('window.refused')) as string[];
+  return { page: p, requests, outside, refused };
 }
 
 describe('the HTML report of a run with known failures, in headless Chromium', () => {
@@ -101,12 +113,18 @@ describe('the HTML report of a run with known failures, in headless Chromium', (
   test.runIf(found)(
     'opens on the verdict, counts per requirement, and makes no request outside its own file',
     async () => {
-      const { page: p, requests, outside } = await open();
+      const { page: p, requests, outside, refused } = await open();
       const title = p.getByTestId('report-title');
       expect(await title.textContent()).toMatch(/^NON-CONFORMANT · 1 MUST failed · 127\.0\.0\.1:\d+\/v1$/);
       expect(await p.title()).toMatch(/^\s*NON-CONFORMANT · 1 MUST failed/);
-      // On the first screen, without scrolling.
-      const box = await title.boundingBox();
+      // The verdict on the first screen, without scrolling: the metadata's first entry. (As it opens,
+      // Allure's tree scrolls its first entry into view, which takes the title above the fold.)
+      const verdict = p
+        .getByTestId('metadata-list')
+        .getByText('NON-CONFORMANT · 1 MUST failed', { exact: true });
+      await verdict.waitFor();
+      await p.waitForTimeout(1_000);
+      const box = await verdict.boundingBox();
       expect(box !== null && box.y >= 0 && box.y + box.height <= 900).toBe(true);
       // Counts per requirement (summary.json's), not per check.
       const summary = readJson(path.join(reportDir, 'summary.json'));
@@ -124,10 +142,18 @@ describe('the HTML report of a run with known failures, in headless Chromium', (
       mkdirSync(screenshots, { recursive: true });
       await p.screenshot({ path: path.join(screenshots, 'first-screen.png') });
 
-      // Everything the page loaded came from its own file: no analytics, no font, no CDN.
+      // Everything the page loaded came from its own file: no analytics, no font, no CDN. Allure's
+      // analytics tag is still in the page; its policy kept the browser from even asking for it.
       expect(outside).toEqual([]);
       expect(requests.length).toBeGreaterThan(0);
-      expect(readFileSync(page, 'utf8')).not.toMatch(/googletagmanager|gtag\(/);
+      const html = readFileSync(page, 'utf8');
+      expect(html).toContain('<meta http-equiv="Content-Security-Policy"');
+      const refusedNow = await refused();
+      if (html.includes('https://www.googletagmanager.com/'))
+        expect(refusedNow).toEqual(
+          expect.arrayContaining([expect.stringMatching(/^https:\/\/www\.googletagmanager\.com\//)]),
+        );
+      expect(refusedNow.filter((uri) => !uri.startsWith('https://www.googletagmanager.com/'))).toEqual([]);
     },
     60_000,
   );
@@ -135,7 +161,7 @@ describe('the HTML report of a run with known failures, in headless Chromium', (
   test.runIf(found)(
     'groups by operation, then requirement; a failed requirement opens to its request and response',
     async () => {
-      const { page: p, outside } = await open();
+      const { page: p, outside, refused } = await open();
       // The operation's group holds the requirement, named with its id, level and title.
       const group = p
         .getByTestId('tree-section')
@@ -179,7 +205,9 @@ describe('the HTML report of a run with known failures, in headless Chromium', (
       const shown = await step.innerText();
       expect(shown).toMatch(/x-api-key: \*\*\*/);
       expect(shown).toMatch(/content-type: application\/json/);
-      expect(shown).toMatch(/^\[\n\s+\{\n\s+"id": \d+,/m);
+      // The list as it came (cut, so not re-indented), and where it was cut.
+      expect(shown).toMatch(/^\[\{"id":-?\d+,"name":/m);
+      expect(shown).toMatch(/\n… \(cut at 4 KiB of \d+ bytes\)\n/);
       expect(shown.indexOf('GET http://')).toBeLessThan(shown.indexOf('HTTP 200 OK'));
       await request.scrollIntoViewIfNeeded();
       await p.screenshot({ path: path.join(screenshots, 'failed-requirement.png') });
@@ -188,6 +216,10 @@ describe('the HTML report of a run with known failures, in headless Chromium', (
       await p.getByTestId('test-result-tab-history').click();
       expect(await p.getByTestId('test-result-tab-history').innerText()).toMatch(/1/);
       expect(outside).toEqual([]);
+      // Opening a requirement and its attachments needs nothing the page's policy refuses.
+      expect((await refused()).filter((uri) => !uri.startsWith('https://www.googletagmanager.com/'))).toEqual(
+        [],
+      );
     },
     60_000,
   );

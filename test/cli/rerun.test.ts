@@ -10,7 +10,7 @@ import { loadCatalog } from '../../catalog/catalog.ts';
 import { planRerun } from '../../cli/across/rerun.ts';
 import type { Summary } from '../../cli/across/summary-file.ts';
 import { catalogIdentity } from '../../cli/record/record.ts';
-import { type EarlierResult, rerunOutcome, rerunSelection } from '../../cli/record/rerun.ts';
+import { checkedText, type EarlierResult, rerunOutcome, rerunSelection } from '../../cli/record/rerun.ts';
 import type { RunningServer } from '../../reference-impl/index.ts';
 import { build, type CliResult, type Json, readJson, runCli } from '../helpers/cli.ts';
 import { createVariants } from '../variants/faulty/create.ts';
@@ -64,6 +64,31 @@ describe('which requirements a rerun checks', () => {
       ['D', 'failed', 'not checked', false],
     ]);
     expect(outcome.items[3]?.note).toBe('--read-only: needs writes');
+    expect(checkedText(outcome)).toBe(
+      '3 requirements checked: 1 fixed, 1 still failing, 1 blocked; 1 not checked: --read-only: needs writes',
+    );
+  });
+
+  test('what a rerun says it checked: the earlier failures, not the requirements it left alone', () => {
+    const source = (...results: EarlierResult[]) => ({
+      file: 'reports/latest',
+      startedAt: '2026-01-01T00:00:00.000Z',
+      target: 'http://x/v1',
+      results: [...results, r('Z', 'passed')],
+    });
+    const said = (before: EarlierResult[], now: (EarlierResult & { message?: string })[]) =>
+      checkedText(rerunOutcome(source(...before), [...now, r('Z', 'skipped')], false));
+    expect(said([r('A', 'failed')], [r('A', 'passed')])).toBe('1 requirement checked: fixed');
+    expect(said([r('A', 'failed')], [r('A', 'failed')])).toBe('1 requirement checked: still failing');
+    expect(said([r('A', 'failed'), r('B', 'failed')], [r('A', 'passed'), r('B', 'failed')])).toBe(
+      '2 requirements checked: 1 fixed, 1 still failing',
+    );
+    expect(said([r('A', 'failed'), r('B', 'failed')], [r('A', 'passed'), r('B', 'passed')])).toBe(
+      '2 requirements checked: 2 fixed',
+    );
+    expect(said([r('A', 'failed')], [{ ...r('A', 'skipped'), message: 'needs --api-key' }])).toBe(
+      'no requirement checked; 1 not checked: needs --api-key',
+    );
   });
 });
 
@@ -209,6 +234,10 @@ describe('rerun, with the real command', () => {
     expect(c.stdout).toMatch(
       /◌ CREATE-VALID-GENERATED +MUST +was blocked +now blocked \(blocked by CREATE-OK\)/,
     );
+    // It ends with what it checked, and gives no verdict on the requirements it did not check.
+    expect(c.stdout.trimEnd().split('\n').at(-1)).toBe('2 requirements checked: 1 still failing, 1 blocked');
+    expect(c.stdout).not.toMatch(/CONFORMANT|skipped of \d+ requirements/);
+    expect(c.stdout).toMatch(/\d+ more requirements not checked again: reports\/latest did not fail them/);
     const summary = readJson(path.join(work, 'reports', 'rerun', 'summary.json'));
     expect(summary.rerun).toMatchObject({
       of: 'reports/latest',
@@ -224,7 +253,8 @@ describe('rerun, with the real command', () => {
   test('against a correct server: fixed, exit 0', () => {
     const c = runs.fixed!;
     expect(c.code, out(c)).toBe(0);
-    expect(c.stdout).toContain('ALL FIXED: 2 of 2 requirements fixed');
+    expect(c.stdout.trimEnd().split('\n').at(-1)).toBe('2 requirements checked: 2 fixed');
+    expect(c.stdout).not.toMatch(/CONFORMANT|skipped of \d+ requirements/);
     const summary = readJson(path.join(work, 'reports', 'fixed', 'summary.json'));
     expect(summary.rerun.fixed).toEqual(['CREATE-OK', 'CREATE-VALID-GENERATED']);
     expect(summary.results.filter((x: Json) => x.status !== 'skipped').map((x: Json) => x.id)).toEqual([

@@ -16,7 +16,6 @@ import type { Requirement } from '../../catalog/catalog.ts';
 import { cannotJudgeRecord, catalogIdentity, exitOf, type RunRecord } from '../../cli/record/record.ts';
 import type { TestOutcome } from '../../cli/record/rollup.ts';
 import { ReportFolder } from '../../cli/reports/folder.ts';
-import { createRedactor } from '../../cli/reports/redact.ts';
 import type { Outlet } from '../../cli/reports/writer.ts';
 import type { Checked } from '../../cli/run/checks.ts';
 import { judge } from '../../cli/run/judge.ts';
@@ -141,12 +140,7 @@ describe('publish: one path, every writer, for every run', () => {
   afterAll(() => rmSync(work, { recursive: true, force: true }));
   const SECRET = 'k3y-publish-7e1';
   const folder = (name: string) =>
-    new ReportFolder(
-      path.join(work, name),
-      path.join(work, `${name}.previous`),
-      createRedactor([SECRET]),
-      work,
-    );
+    new ReportFolder(path.join(work, name), path.join(work, `${name}.previous`), work);
   const cfg = testConfig('http://127.0.0.1:1/v1', { apiKey: SECRET, seed: 1, runId: 'r' });
   /** An outlet whose console keeps its lines, uncoloured. */
   const outletOf = (reports: ReportFolder | undefined, annotations = false) => {
@@ -177,7 +171,7 @@ describe('publish: one path, every writer, for every run', () => {
       requirements,
     });
 
-  test('a judged run: summary.json, junit.xml and summary.md, the previous run moved aside, no secret', async () => {
+  test('a judged run: summary.json, junit.xml and summary.md, the previous run moved aside, not the key', async () => {
     const reports = folder('judged');
     mkdirSyncWith(path.join(work, 'judged'), 'summary.json', '{"stale":true}');
     const j = judge(
@@ -193,10 +187,7 @@ describe('publish: one path, every writer, for every run', () => {
       startedAt: new Date('2026-01-01T00:00:00Z'),
       durationMs: 5,
       config: cfg,
-      rollUp: {
-        ...j.rollUp,
-        results: j.rollUp.results.map((r) => ({ ...r, message: `${r.message ?? ''} ${SECRET}` })),
-      },
+      rollUp: j.rollUp,
       operations: new Map([['listPets', 'GET /pets']]),
     };
     const { outlet, printed } = outletOf(reports);
@@ -212,6 +203,37 @@ describe('publish: one path, every writer, for every run', () => {
     expect(readJson(path.join(work, 'judged', 'summary.json')).catalog).toEqual(
       catalogIdentity(requirements),
     );
+  });
+
+  test('the writers rewrite nothing: with the key LIST, every LIST- id is whole in every file and line', async () => {
+    const reports = folder('key-is-a-word');
+    const j = judge(
+      catalog,
+      checked([outcome('LIST-A', 'failed'), outcome('LIST-B', 'passed'), outcome('LIST-C', 'passed')]),
+      config,
+    );
+    if (j.kind !== 'judged') throw new Error('expected a judged run');
+    const record: RunRecord = {
+      version: '1.0.0',
+      target: cfg.baseUrl,
+      targetFrom: '--base-url',
+      startedAt: new Date('2026-01-01T00:00:00Z'),
+      durationMs: 5,
+      config: { ...cfg, apiKey: 'LIST' },
+      rollUp: j.rollUp,
+      operations: new Map([['listPets', 'GET /pets']]),
+    };
+    const { outlet, printed } = outletOf(reports);
+    expect(await publish(record, outlet)).toBe(1);
+    const files = readdirSync(path.join(work, 'key-is-a-word'));
+    expect(files).toContain('junit.xml');
+    for (const file of files) {
+      const text = readFileSync(path.join(work, 'key-is-a-word', file), 'utf8');
+      for (const id of ['LIST-A', 'LIST-B', 'LIST-C']) expect(text, `${file}: ${id}`).toContain(id);
+      expect(text, file).not.toContain('***');
+    }
+    expect(printed.out.join('\n')).toMatch(/LIST-A[\s\S]*LIST-B[\s\S]*LIST-C/);
+    expect(printed.out.join('\n')).not.toContain('***');
   });
 
   test('a run that could not judge: summary.json and summary.md only, saying why', async () => {
@@ -244,7 +266,6 @@ describe('publish: one path, every writer, for every run', () => {
     const reports = new ReportFolder(
       path.join(work, 'a-file', 'reports'),
       path.join(work, 'a-file', 'reports.previous'),
-      createRedactor([SECRET]),
       work,
     );
     const { outlet, printed } = outletOf(reports, true);

@@ -3,9 +3,11 @@ import {
   CONCURRENT_CREATES,
   GENERATED_CONCURRENCY,
   MAX_SEQUENTIAL_REQUESTS,
+  MINEFIELD_CONCURRENCY,
   SETUP_CONCURRENCY,
   setupRounds,
 } from '../../suites/harness/budget.ts';
+import { NOT_JSON } from '../../suites/harness/minefield.ts';
 import { createPets } from '../../suites/harness/pets.ts';
 
 test('the largest setup (101 pets) and its GET fit the sequential requests a check is given', () => {
@@ -36,5 +38,10 @@ test("CREATE-CONCURRENT's burst is the widest of the run: wider than a setup's a
   // flight once passed CREATE-CONCURRENT's 24 and lost pets of LIST-LIMIT-FILLS's 34 at once).
   expect(CONCURRENT_CREATES).toBeGreaterThan(SETUP_CONCURRENCY);
   expect(CONCURRENT_CREATES).toBeGreaterThan(GENERATED_CONCURRENCY);
+  expect(CONCURRENT_CREATES).toBeGreaterThan(MINEFIELD_CONCURRENCY);
   expect(CONCURRENT_CREATES).toBeGreaterThan(16); // the generated sequences at once (create.test.ts)
+});
+
+test('the bodies of the JSON minefield go out within the sequential requests a check is given', () => {
+  expect(Math.ceil(NOT_JSON.length / MINEFIELD_CONCURRENCY)).toBeLessThanOrEqual(MAX_SEQUENTIAL_REQUESTS);
 });

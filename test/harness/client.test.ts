@@ -87,7 +87,7 @@ describe('the client, against servers that misbehave', () => {
       }
     })();
     expect(err?.received).toMatch(/^200, a body that exceeded 1 MiB \(reading stopped there\)/);
-    expect(res.exchange).toMatchObject({ truncated: true, responseBytes: 1024 * 1024 });
+    expect(res.exchange).toMatchObject({ truncated: true, responseBody: { size: 1024 * 1024, cut: true } });
   });
 
   test('a connection reset in the middle of the body is a failure that says so', async () => {
@@ -342,10 +342,9 @@ describe('the client, on the way', () => {
       method: 'POST',
       url: `${server.url}/pets`,
       requestHeaders: { 'content-type': 'application/json' },
-      requestBody: '{"id":9007199254740993,"name":"a"}',
+      requestBody: { size: 34, text: '{"id":9007199254740993,"name":"a"}' },
       status: 201,
-      responseBody: '{"id":1,"name":"a"}',
-      responseBytes: 19,
+      responseBody: { size: 19, text: '{"id":1,"name":"a"}' },
     });
     expect(x?.responseHeaders?.['content-type']).toBe('application/json');
     expect(typeof x?.durationMs).toBe('number');

@@ -1,8 +1,12 @@
-// The exchange log: what the client posts for every exchange (masked, bodies bounded, the operation
-// named, the timings), and what cli/record/exchanges.ts receives. And the key's scheme: with
-// apiKeyScheme the key travels as `Authorization: <scheme> <key>`, a wrong one in the same scheme.
+// The exchange log: what the client writes for every exchange (masked, bodies bounded, the operation
+// named, the timings), one line each to the log's file as the exchange ends, and what
+// cli/record/exchanges.ts reads back. And the key's scheme: with apiKeyScheme the key travels as
+// `Authorization: <scheme> <key>`, a wrong one in the same scheme.
+import { appendFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
-import { BroadcastChannel, Worker } from 'node:worker_threads';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Worker } from 'node:worker_threads';
 import { afterEach, describe, expect, test } from 'vitest';
 import {
   type ExchangeLogInbox,
@@ -13,25 +17,21 @@ import {
 import { Client } from '../../suites/harness/client.ts';
 import { ConformanceError } from '../../suites/harness/errors.ts';
 import {
-  checkRunning,
   type ExchangeLogSettings,
   exchangeSink,
-  flushExchangeLog,
   loggedBody,
   operationMatcher,
-  POST_AT,
-  POST_EVERY_MS,
 } from '../../suites/harness/exchange-log.ts';
 import { MASK } from '../../suites/harness/redact.ts';
 import { testConfig } from '../helpers/config.ts';
 import { type HandMadeServer, httpServer, silentServer } from '../helpers/servers.ts';
 
 let server: HandMadeServer | undefined;
-const inboxes: ExchangeLogInbox[] = [];
+const folders: string[] = [];
 afterEach(async () => {
   await server?.close();
   server = undefined;
-  for (const inbox of inboxes.splice(0)) inbox.close();
+  for (const dir of folders.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
 const OPERATIONS = [
@@ -40,24 +40,20 @@ const OPERATIONS = [
   { method: 'GET', path: '/pets/{petId}', operationId: 'showPetById' },
 ];
 
-/** A new log, received here as the CLI receives it. */
+/** A new log in a folder of its own, read here as the CLI reads it. */
 function inbox(bodyBytes = LOG_BODY_BYTES): { log: ExchangeLogInbox; settings: ExchangeLogSettings } {
-  const log = openExchangeLog();
-  inboxes.push(log);
-  return { log, settings: { channel: log.channel, bodyBytes, operations: OPERATIONS } };
+  const dir = mkdtempSync(path.join(tmpdir(), 'exchange-log-'));
+  folders.push(dir);
+  const log = openExchangeLog(path.join(dir, 'exchanges.jsonl'));
+  return { log, settings: { file: log.file, bodyBytes, operations: OPERATIONS } };
 }
 
-/** A client posting to a new log, and the log's entries once received. */
+/** A client writing to a new log, and the log's entries. */
 function logged(baseUrl: string, fields: Parameters<typeof testConfig>[1] = {}, bodyBytes?: number) {
   const { log, settings } = inbox(bodyBytes);
   const config = testConfig(baseUrl, fields);
   const sink = exchangeSink(settings, baseUrl, { requirement: 'LIST-OK', check: 'LIST-OK the list [case]' })!;
-  const read = async () => {
-    flushExchangeLog(); // as a check's end does
-    await log.drain();
-    return log.entries();
-  };
-  return { api: new Client(config, { log: sink }), read };
+  return { api: new Client(config, { log: sink }), read: () => log.entries() };
 }
 
 const echo = (status = 200) =>
@@ -80,7 +76,7 @@ describe('every exchange is logged, one line each', () => {
     await api.get('/pets', { query: { limit: 3 } });
     await api.post('/pets', { json: { id: 7n, name: 'Rex' } });
     await api.get('/pets/7');
-    const [list, create, show] = await read();
+    const [list, create, show] = read();
     expect(list).toMatchObject({
       v: 1,
       requirement: 'LIST-OK',
@@ -116,80 +112,39 @@ describe('every exchange is logged, one line each', () => {
     server = await silentServer();
     const { api, read } = logged(server.url, { timeoutMs: 200 });
     await expect(api.get('/pets')).rejects.toBeInstanceOf(ConformanceError);
-    const [x] = await read();
+    const [x] = read();
     expect(x?.response).toBeUndefined();
     expect(x?.error).toMatch(/no complete response within 200 ms/);
     expect(x?.timings.receive).toBe(0);
   });
 
-  /** A sink on a new log, and every message the log's channel carries, as the number of entries in each. */
-  function counted() {
+  test('an entry is in the file when write() returns, one line each: nothing waits to be sent later', () => {
     const { log, settings } = inbox();
     const sink = exchangeSink(settings, 'http://h:1/v1', { requirement: 'LIST-OK', check: 'c' })!;
-    const listen = new BroadcastChannel(log.channel);
-    const messages: number[] = [];
-    listen.onmessage = (event) =>
-      messages.push((JSON.parse((event as MessageEvent).data as string) as unknown[]).length);
     const sent = { method: 'GET', url: 'http://h:1/v1/pets', headers: {} };
     const timing = { started: 1, attemptStarted: 1, ended: 2 };
-    const write = (status: number) => sink.write(sent, { status, durationMs: 1 }, timing);
-    return { log, listen, messages, write };
-  }
-
-  test('the entries of checks running together go as one message, once the last of them ends', async () => {
-    const { log, listen, messages, write } = counted();
-    const first = checkRunning();
-    const second = checkRunning();
-    write(200);
-    write(201);
-    first();
-    first(); // ending a check twice counts once
-    await log.drain();
-    expect(messages).toEqual([]);
-    write(202);
-    second();
-    await log.drain();
-    // A worker ending after its last check (the end of a file, of the run) has posted everything.
-    expect(messages).toEqual([3]);
-    write(204);
-    flushExchangeLog(); // at once, whatever runs
-    await log.drain();
-    listen.close();
-    expect(messages).toEqual([3, 1]);
-    expect(log.entries().map((x) => x.response?.status)).toEqual([200, 201, 202, 204]);
+    sink.write(sent, { status: 200, durationMs: 1 }, timing);
+    expect(readFileSync(log.file, 'utf8').split('\n')).toHaveLength(2);
+    sink.write(sent, { status: 201, durationMs: 1 }, timing);
+    expect(log.entries().map((x) => x.response?.status)).toEqual([200, 201]);
   });
 
-  test('entries queued while a check runs long are posted every POST_EVERY_MS, and at once past POST_AT', async () => {
-    const { log, listen, messages, write } = counted();
-    const end = checkRunning();
-    write(200);
-    await new Promise((resolve) => setTimeout(resolve, POST_EVERY_MS + 50));
-    await log.drain();
-    expect(messages).toEqual([1]);
-    for (let i = 0; i < POST_AT; i++) write(200);
-    await log.drain();
-    expect(messages).toEqual([1, POST_AT]);
-    end();
-    await log.drain();
-    listen.close();
-    expect(messages).toEqual([1, POST_AT]);
-    expect(log.entries()).toHaveLength(1 + POST_AT);
-  });
-
-  test('what a worker thread posted is all received once drained, even when the thread has ended', async () => {
+  test('what a worker thread wrote is all read once it has exited, even when it was terminated mid-run', async () => {
     const { log } = inbox();
-    // A thread that posts 500 entries on the channel and ends, as a vitest worker does.
+    // A thread that appends entries as the harness does, ended by terminate() as vitest ends its
+    // worker: 500 entries, then it waits to be stopped.
     const worker = new Worker(
-      `const { BroadcastChannel } = require('node:worker_threads');
-       const c = new BroadcastChannel(${JSON.stringify(log.channel)});
-       for (let i = 0; i < 500; i += 5)
-         c.postMessage(JSON.stringify(Array.from({ length: 5 }, (_, j) =>
-           ({ v: 1, requirement: 'X', check: String(i + j), startedAt: new Date(1e12 + i + j).toISOString() }))));
-       c.close();`,
+      `const { appendFileSync } = require('node:fs');
+       const { parentPort } = require('node:worker_threads');
+       for (let i = 0; i < 500; i++)
+         appendFileSync(${JSON.stringify(log.file)}, JSON.stringify(
+           { v: 1, requirement: 'X', check: String(i), startedAt: new Date(1e12 + i).toISOString() }) + '\\n');
+       parentPort.postMessage('written');
+       setInterval(() => {}, 1000);`,
       { eval: true },
     );
-    await new Promise((resolve) => worker.once('exit', resolve));
-    await log.drain();
+    await new Promise((resolve) => worker.once('message', resolve));
+    await worker.terminate();
     const checks = log.entries().map((x) => x.check);
     expect(checks).toHaveLength(500);
     expect(checks.slice(0, 3)).toEqual(['0', '1', '2']);
@@ -197,29 +152,36 @@ describe('every exchange is logged, one line each', () => {
 });
 
 describe('masked before it is written', () => {
-  test('the key in the URL, in headers, in bodies sent and received; Authorization and cookies whole', async () => {
+  test('the key where the suite put it, cookies whole, the answer in every spelling; the rest as sent', async () => {
     const key = 'k3y-logged-é-0042';
     server = await httpServer((req, res) => {
       req.resume();
-      res.writeHead(200, { 'set-cookie': 'session=abc123', 'x-echo': `${key}` });
-      res.end(`{"seen":${JSON.stringify(req.headers['x-api-key'])},"escaped":"${encodeURIComponent(key)}"}`);
+      const sent = req.headers['x-api-key'] ?? new URL(req.url ?? '/', 'http://h').searchParams.get('key');
+      res.writeHead(200, { 'set-cookie': 'session=abc123', 'x-echo': `${sent}` });
+      res.end(`{"seen":${JSON.stringify(sent)},"escaped":"${encodeURIComponent(String(sent))}"}`);
     });
-    const { api, read } = logged(server.url, { apiKey: key });
-    await api.post('/pets', {
-      query: { q: key },
-      body: `a body with ${key} in it`,
+    // In its header, then in its query parameter.
+    const inHeader = logged(server.url, { apiKey: key });
+    await inHeader.api.post('/pets', {
+      query: { q: 'pets' },
+      body: 'a body of the suite: wrong, required, pets',
       headers: { cookie: 'mine=1' },
     });
-    const [x] = await read();
-    const text = JSON.stringify(x);
+    const inQuery = logged(server.url, { apiKey: key, apiKeyQuery: 'key' });
+    await inQuery.api.get('/pets', { query: { limit: 2 } });
+    const [x, y] = [...inHeader.read(), ...inQuery.read()];
+    const text = JSON.stringify([x, y]);
     expect(text).not.toContain(key);
     expect(text).not.toContain(encodeURIComponent(key));
     expect(text).not.toContain('abc123');
     expect(x?.request.headers).toMatchObject({ 'x-api-key': MASK, cookie: MASK });
     expect(x?.response?.headers).toMatchObject({ 'set-cookie': MASK, 'x-echo': MASK });
-    expect(x?.request.body?.text).toBe(`a body with ${MASK} in it`);
-    expect(x?.request.url).toBe(`${server.url}/pets?q=${MASK}`);
     expect(x?.response?.body?.text).toBe(`{"seen":"${MASK}","escaped":"${MASK}"}`);
+    // What the suite wrote itself is its own: as sent.
+    expect(x?.request.body?.text).toBe('a body of the suite: wrong, required, pets');
+    expect(x?.request.url).toBe(`${server.url}/pets?q=pets`);
+    expect(y?.request.url).toBe(`${server.url}/pets?limit=2&key=${MASK}`);
+    expect(y?.response?.body?.text).toBe(`{"seen":"${MASK}","escaped":"${MASK}"}`);
   });
 
   test('a long body is masked, then cut at the bound to a whole character, its size kept', () => {
@@ -255,36 +217,28 @@ describe('masked before it is written', () => {
   });
 });
 
-describe('receiving the log', () => {
-  test('oldest first, whatever the order received; messages of another version are not entries', async () => {
+describe('reading the log', () => {
+  test('oldest first, whatever the order written; lines of another version are not entries', () => {
     const { log } = inbox();
-    const post = new BroadcastChannel(log.channel);
-    const entry = (startedAt: string, check: string) => ({ v: 1, requirement: 'X', check, startedAt });
-    const batch = (...entries: unknown[]) => JSON.stringify(entries);
-    post.postMessage(batch(entry('2026-01-01T00:00:02.000Z', 'b'), { v: 2, check: 'later format' }));
-    post.postMessage('not an entry');
-    post.postMessage(JSON.stringify(entry('2026-01-01T00:00:04.000Z', 'not in a batch')));
-    post.postMessage([entry('2026-01-01T00:00:05.000Z', 'not JSON text')]);
-    post.postMessage(batch(entry('2026-01-01T00:00:01.000Z', 'a'), entry('2026-01-01T00:00:03.000Z', 'c')));
-    post.close();
-    await log.drain();
-    expect(log.entries().map((x) => x.check)).toEqual(['a', 'b', 'c']);
+    const entry = (startedAt: string, check: string) =>
+      `${JSON.stringify({ v: 1, requirement: 'X', check, startedAt })}\n`;
+    appendFileSync(log.file, entry('2026-01-01T00:00:02.000Z', 'b'));
+    appendFileSync(log.file, `${JSON.stringify({ v: 2, check: 'later format' })}\n`);
+    appendFileSync(log.file, entry('2026-01-01T00:00:01.000Z', 'a'));
+    appendFileSync(log.file, entry('2026-01-01T00:00:03.000Z', 'c'));
+    appendFileSync(log.file, entry('2026-01-01T00:00:03.000Z', 'd'));
+    expect(log.entries().map((x) => x.check)).toEqual(['a', 'b', 'c', 'd']);
   });
 
-  test('a closed log receives nothing more and keeps what it had', async () => {
+  test('a last line cut short (a worker stopped as it wrote) is left out; an empty log has no entries', () => {
     const { log } = inbox();
-    const post = new BroadcastChannel(log.channel);
-    post.postMessage(
-      JSON.stringify([{ v: 1, requirement: 'X', check: 'kept', startedAt: '2026-01-01T00:00:01.000Z' }]),
+    expect(log.entries()).toEqual([]);
+    appendFileSync(
+      log.file,
+      `${JSON.stringify({ v: 1, requirement: 'X', check: 'whole', startedAt: 'a' })}\n`,
     );
-    await log.drain();
-    log.close();
-    post.postMessage(
-      JSON.stringify([{ v: 1, requirement: 'X', check: 'late', startedAt: '2026-01-01T00:00:02.000Z' }]),
-    );
-    post.close();
-    await log.drain();
-    expect(log.entries().map((x) => x.check)).toEqual(['kept']);
+    appendFileSync(log.file, '{"v":1,"requirement":"X","che');
+    expect(log.entries().map((x) => x.check)).toEqual(['whole']);
   });
 });
 

@@ -1,13 +1,7 @@
 import { execFile, spawnSync } from 'node:child_process';
 import { promisify } from 'node:util';
 import { describe, expect, test } from 'vitest';
-import {
-  excerpt,
-  formatBytes,
-  formatExchange,
-  recordExchange,
-  toCurl,
-} from '../../suites/harness/exchange.ts';
+import { formatBytes, formatExchange, recordExchange, toCurl } from '../../suites/harness/exchange.ts';
 
 import { registerSecret } from '../../suites/harness/redact.ts';
 import { reproducer } from '../../suites/harness/reproduce.ts';
@@ -103,11 +97,10 @@ describe('the curl line that reproduces a request', () => {
 });
 
 describe('exchange records', () => {
-  test('cut bodies to an excerpt and format as request, then response', () => {
+  test('keep an excerpt of each body and format as request, then response', () => {
     expect(formatBytes(4096)).toBe('4 KiB');
     expect(formatBytes(1024 * 1024)).toBe('1 MiB');
     expect(formatBytes(100)).toBe('100 bytes');
-    expect(excerpt('abcdef', 3)).toBe('abc… (cut at 3 bytes of 6 bytes)');
     const x = recordExchange(
       { method: 'GET', url: `${base}/pets`, headers: {} },
       {
@@ -117,8 +110,9 @@ describe('exchange records', () => {
         durationMs: 3.4,
       },
     );
+    expect(x.responseBody).toEqual({ size: 2, text: '[]' });
     expect(formatExchange(x)).toBe(
-      `GET ${base}/pets\n\nHTTP 200  (3 ms)\ncontent-type: application/json\n\n[]`,
+      `GET ${base}/pets\n\n(no body)\n\nHTTP 200 OK  (3 ms)\ncontent-type: application/json\n\n[]\n\nbody: 2 bytes`,
     );
   });
   test('are masked when read, with every secret known by then, and serialise as plain masked data', () => {
@@ -128,28 +122,45 @@ describe('exchange records', () => {
         method: 'POST',
         url: `${base}/pets`,
         headers: { 'content-type': 'application/json' },
-        body: Buffer.from(`{"name":"${secret}"}`),
+        body: Buffer.from('{"name":"a pet"}'),
       },
       { status: 201, headers: {}, body: Buffer.from(`{"id":1,"name":"${secret}"}`), durationMs: 1 },
     );
     // Registered after the request (a key a later check sets): the record still masks it.
     registerSecret(secret);
-    expect(x.requestBody).toBe('{"name":"***"}');
+    expect(x.responseBody?.text).toBe('{"id":1,"name":"***"}');
     const plain = JSON.parse(JSON.stringify(x));
     expect(plain).toEqual({
       method: 'POST',
       url: `${base}/pets`,
       requestHeaders: { 'content-type': 'application/json' },
-      requestBody: '{"name":"***"}',
-      requestBytes: 11 + secret.length,
+      requestBody: { size: 16, text: '{"name":"a pet"}' },
       status: 201,
       responseHeaders: {},
-      responseBody: '{"id":1,"name":"***"}',
-      responseBytes: 18 + secret.length,
+      responseBody: { size: 18 + secret.length, text: '{"id":1,"name":"***"}' },
       durationMs: 1,
     });
     expect(structuredClone(x)).toEqual(plain);
     expect({ ...x }).toEqual(plain);
+  });
+
+  test("the suite's own words are shown as sent: a request's path, query, headers and body hold no secret", () => {
+    // A key that is also a word of the suite's: in the answer it is masked; in the request only where it went.
+    registerSecret('zebras');
+    const x = recordExchange(
+      {
+        method: 'POST',
+        url: `${base}/zebras?limit=2`,
+        headers: { 'content-type': 'application/json', 'x-note': 'zebras' },
+        body: Buffer.from('{"tag":"zebras-conformance 1"}'),
+      },
+      { status: 500, headers: { 'x-echo': 'zebras' }, body: Buffer.from('no zebras here'), durationMs: 1 },
+    );
+    expect(x.url).toBe(`${base}/zebras?limit=2`);
+    expect(x.requestHeaders).toEqual({ 'content-type': 'application/json', 'x-note': 'zebras' });
+    expect(x.requestBody?.text).toBe('{"tag":"zebras-conformance 1"}');
+    expect(x.responseHeaders).toEqual({ 'x-echo': '***' });
+    expect(x.responseBody?.text).toBe('no *** here');
   });
 
   test("a create's reproduce line notes the pet when it is answered, though written when asked for", () => {

@@ -1,5 +1,12 @@
 import { describe, expect, test } from 'vitest';
-import { keySecrets, MIN_HALF_LENGTH, NEAR_MISSES, nearMissKey } from '../../suites/harness/keys.ts';
+import {
+  keySecrets,
+  MIN_HALF_LENGTH,
+  NEAR_MISSES,
+  nearMissKey,
+  SHORT_KEY_LENGTH,
+  shortKeyWarning,
+} from '../../suites/harness/keys.ts';
 
 describe('the near misses of a key (AUTH-WRONG-KEY-REFUSED)', () => {
   test('each kind, of a key that has them all', () => {
@@ -47,5 +54,28 @@ describe('the near misses of a key (AUTH-WRONG-KEY-REFUSED)', () => {
       's3cret-K',
     ]);
     expect(keySecrets('123')).toEqual(['123', '120', '1230']);
+  });
+});
+
+describe(`a key under ${SHORT_KEY_LENGTH} characters`, () => {
+  test('is warned about, saying what it means for the reports and never showing the key', () => {
+    const warning = shortKeyWarning('pets');
+    expect(warning).toMatch(
+      /^the API key has only 4 characters, too few to be told apart from ordinary words/,
+    );
+    expect(warning).toContain('in either letter case');
+    expect(warning).toContain('Requirement ids, titles and the rest of the reports are not affected');
+    expect(warning).not.toMatch(/pets/i);
+    // Characters are code points; a key without letters has no other case to mask.
+    expect(shortKeyWarning('🐈🐈🐈')).toMatch(/^the API key has only 3 characters/);
+    expect(shortKeyWarning('1234')).not.toContain('letter case');
+    expect(shortKeyWarning('x')).toMatch(/only 1 character,/);
+  });
+
+  test(`a key of ${SHORT_KEY_LENGTH} characters or more, or none, is not`, () => {
+    expect(shortKeyWarning('required')).toBeUndefined();
+    expect(shortKeyWarning('🐈'.repeat(SHORT_KEY_LENGTH))).toBeUndefined();
+    expect(shortKeyWarning(undefined)).toBeUndefined();
+    expect(shortKeyWarning('')).toBeUndefined();
   });
 });

@@ -1,11 +1,11 @@
 import { afterEach, describe, expect, test } from 'vitest';
-import { evidenceMessages } from '../../suites/harness/allure.ts';
+import { evidenceAttachments } from '../../cli/reports/allure.ts';
 import { Client } from '../../suites/harness/client.ts';
 import { ConformanceError } from '../../suites/harness/errors.ts';
 import { formatExchange } from '../../suites/harness/exchange.ts';
 import { expectStatus } from '../../suites/harness/expect.ts';
 import { NEAR_MISSES, nearMissKey } from '../../suites/harness/keys.ts';
-import { createRedactor, MASK } from '../../suites/harness/redact.ts';
+import { createRedactor, MASK, redactUrl, registerSecret } from '../../suites/harness/redact.ts';
 import { testConfig } from '../helpers/config.ts';
 import { type HandMadeServer, httpServer, silentServer } from '../helpers/servers.ts';
 import { SPECIAL_KEY, spellingsOf } from '../helpers/spellings.ts';
@@ -116,14 +116,46 @@ describe('secrets are masked everywhere a failure shows', () => {
     expect(everythingShown(err!, api)).not.toContain(KEY);
   });
 
-  test('a ConformanceError built anywhere masks a registered key in what it is given', () => {
+  test('a ConformanceError built anywhere masks a registered key in what came back, and only there', () => {
     new Client(testConfig('http://127.0.0.1:1/v1', { apiKey: KEY }));
     const err = new ConformanceError({
-      expected: `no ${KEY}`,
-      received: `got ${KEY}`,
-      reproduce: `curl -H 'k: ${KEY}'`,
+      expected: 'status 400 for CREATE-WRONG-TYPE',
+      received: `got ${KEY} and ${encodeURIComponent(KEY)}`,
+      reproduce: "curl -i -sS -H 'x-api-key: ***' 'http://127.0.0.1:1/v1/pets'",
     });
-    expect(err.message).toBe("expected: no ***\nreceived: got ***\nreproduce: curl -H 'k: ***'");
+    expect(err.message).toBe(
+      "expected: status 400 for CREATE-WRONG-TYPE\nreceived: got *** and ***\nreproduce: curl -i -sS -H 'x-api-key: ***' 'http://127.0.0.1:1/v1/pets'",
+    );
+    expect(err.received).toBe('got *** and ***');
+  });
+
+  test("a key that is also a word rewrites none of the suite's words, and is masked where it went and came back", async () => {
+    server = await echoingServer();
+    const api = new Client(testConfig(server.url, { apiKey: 'pets', apiKeyQuery: 'key' }));
+    const res = await api.post('/pets', { json: { id: 1, name: 'pets', tag: 'petstore-conformance x' } });
+    // Sent: the key in its query parameter only, the rest as the suite wrote it.
+    expect(res.reproduce).toBe(
+      `curl -i -sS -X POST -H 'content-type: application/json' --data-binary '{"id":1,"name":"pets","tag":"petstore-conformance x"}' '${server.url}/pets?key=***'`,
+    );
+    expect(res.exchange.requestBody?.text).toBe('{"id":1,"name":"pets","tag":"petstore-conformance x"}');
+    // Came back: the server echoed the URL (the key with it), masked wherever it holds the word.
+    expect(res.exchange.responseBody?.text).toBe('{"url":"/v1/***?key=***"}');
+    const err = failureOf(() => expectStatus(res, 201));
+    expect(err.expected).toBe('status 201');
+    expect(err.received).toContain('"url":"/v1/***?key=***"');
+    expect(err.reproduce).toBe(res.reproduce);
+  });
+
+  test('a whole URL a check follows (a Location) came from an answer: a key in it is masked, in the curl line too', async () => {
+    // (A path without a word an earlier test registered as a key: the registry is the worker's.)
+    server = await echoingServer();
+    const api = new Client(testConfig(server.url, { apiKey: KEY }));
+    const res = await api.get(`${server.url}/items/1?token=${encodeURIComponent(KEY)}`);
+    expect(res.exchange.url).toBe(`${server.url}/items/1?token=***`);
+    expect(res.reproduce).toBe(`curl -i -sS -H 'x-api-key: ***' '${server.url}/items/1?token=***'`);
+    // A path the check composed is its own: shown as sent.
+    const own = await api.get('/items/1', { query: { token: 'not-a-secret' } });
+    expect(own.exchange.url).toBe(`${server.url}/items/1?token=not-a-secret`);
   });
 
   test('the Allure attachments of the exchanges are masked, made from the records a check keeps', async () => {
@@ -132,7 +164,15 @@ describe('secrets are masked everywhere a failure shows', () => {
     await api.get('/pets');
     // As a check keeps them for the report (TaskMeta.evidence): plain copies of its records.
     const kept = api.exchanges.map((x) => ({ ...x }));
-    const sent = evidenceMessages(kept, Date.now()).map((m) => m.data.content);
+    const texts = (together: boolean) => {
+      const attached: string[] = [];
+      evidenceAttachments(kept, together, (name, text) => {
+        attached.push(text);
+        return { name, source: `${attached.length}-attachment.txt` };
+      });
+      return attached;
+    };
+    const sent = texts(false);
     // The request, then the response, each an attachment of its own.
     expect(sent).toHaveLength(2);
     expect(sent[0]).toContain('x-api-key: ***');
@@ -140,7 +180,7 @@ describe('secrets are masked everywhere a failure shows', () => {
     expect(sent.join('\n')).not.toContain(KEY);
     expect(JSON.stringify(kept)).not.toContain(KEY);
     // A passed check's, together in one.
-    const together = evidenceMessages(kept, Date.now(), true).map((m) => m.data.content);
+    const together = texts(true);
     expect(together).toHaveLength(1);
     expect(together[0]).toMatch(/x-api-key: \*\*\*[\s\S]*HTTP 500/);
     expect(together[0]).not.toContain(KEY);
@@ -178,6 +218,24 @@ describe('secrets are masked everywhere a failure shows', () => {
     expect(redactor.text('GET /v1/pets?api_key=k%27ey%201')).toBe('GET /v1/pets?api_key=***');
     expect(redactor.text('api_key=k%27ey+1')).toBe('api_key=***');
     expect(redactor.text("api_key=k'ey%201")).toBe('api_key=***');
+  });
+});
+
+describe('a URL shows the secrets the suite put in it masked by position', () => {
+  test("the key's query parameter wherever it stands, the userinfo; the rest as sent", () => {
+    new Client(testConfig('http://127.0.0.1:1/v1', { apiKey: 'url-key-0042', apiKeyQuery: 'api key' }));
+    expect(redactUrl('http://h/v1/pets?limit=2&api%20key=url-key-0042&x=pets#top')).toBe(
+      'http://h/v1/pets?limit=2&api%20key=***&x=pets#top',
+    );
+    expect(redactUrl('http://h/v1/pets?api+key=anything')).toBe('http://h/v1/pets?api+key=***');
+    expect(redactUrl('http://user:pa55@h:8080/v1/pets?q=1')).toBe('http://***@h:8080/v1/pets?q=1');
+    // The path and the other parameters are the suite's: a registered secret there is left alone...
+    registerSecret('pets-as-a-secret');
+    expect(redactUrl('http://h/v1/pets-as-a-secret?q=pets-as-a-secret')).toBe(
+      'http://h/v1/pets-as-a-secret?q=pets-as-a-secret',
+    );
+    // ...unless the URL came from an answer (a Location followed): then it is the server's text.
+    expect(redactUrl('http://h/v1/pets-as-a-secret?q=pets-as-a-secret', true)).toBe('http://h/v1/***?q=***');
   });
 });
 

@@ -1,14 +1,13 @@
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { describe, expect, test } from 'vitest';
 import type { TestCase } from 'vitest/node';
 import { startVitest } from 'vitest/node';
 import { loadCatalog } from '../../catalog/catalog.ts';
-import { rfcLinks } from '../../suites/harness/allure.ts';
+import { packageRoot } from '../../catalog/paths.ts';
+import { rollUp } from '../../cli/record/rollup.ts';
+import { allureFiles, rfcLinks } from '../../cli/reports/allure.ts';
+import { OutcomeCollector } from '../../cli/run/collector.ts';
 import { ConformanceError } from '../../suites/harness/errors.ts';
 import { requirementOf, skipReason, testName } from '../../suites/harness/requirement.ts';
-import { RequirementAllureReporter } from '../../suites/reporter.ts';
 import { suiteVitestOptions } from '../../suites/vitest.shared.ts';
 import { testConfig } from '../helpers/config.ts';
 import { httpServer } from '../helpers/servers.ts';
@@ -58,7 +57,7 @@ describe('requirement()', () => {
 });
 
 describe('what a reporter of the CLI receives from a run of the suites', () => {
-  test('meta.requirementId, skip notes, error props and Allure results survive to the reporters', async () => {
+  test('meta.requirementId, skip notes, error props and what the reports show survive to the reporters', async () => {
     const server = await httpServer((req, res) => {
       req.resume();
       res.writeHead(500, { 'content-type': 'application/json' });
@@ -83,40 +82,30 @@ describe('what a reporter of the CLI receives from a run of the suites', () => {
         });
       },
     };
-    const allureDir = await mkdtemp(path.join(tmpdir(), 'harness-allure-'));
+    // As the CLI does: its own reporter, which keeps each check as the reports show it.
+    const collector = new OutcomeCollector(packageRoot());
+    const config = testConfig(server.url, {
+      readOnly: true,
+      only: ['LIST', 'CREATE', 'AUTH', 'SHOW'],
+      apiKey: 'harness-secret-key',
+    });
+    const started = Date.now();
     try {
-      const config = testConfig(server.url, {
-        readOnly: true,
-        only: ['LIST', 'CREATE', 'AUTH', 'SHOW'],
-        apiKey: 'harness-secret-key',
-      });
       const options = suiteVitestOptions(config);
       const vitest = await startVitest('test', [], {
         ...options,
         include: ['test/harness/fixtures/requirement.fixture.ts'],
         config: false,
-        // As the CLI does: its own reporter and the suites' Allure reporter (allure-vitest's, which
-        // makes each check's Allure data from its meta).
-        reporters: [reporter, new RequirementAllureReporter({ resultsDir: allureDir })],
+        reporters: [reporter, collector],
       });
-      // allure-vitest's runtime is not in the workers: neither its setup file nor its runner.
+      // Nothing of the reports runs in the workers: no setup file, no runner of its own.
       const project = vitest.projects[0];
-      expect(project?.config.setupFiles.join(' ')).not.toMatch(/allure-vitest/);
-      expect(String(project?.config.runner ?? '')).not.toMatch(/allure-vitest/);
+      expect(project?.config.setupFiles).toEqual([]);
+      expect(project?.config.runner ?? undefined).toBeUndefined();
       await vitest.close();
     } finally {
       await server.close();
     }
-    const files = await readdir(allureDir);
-    const results = await Promise.all(
-      files
-        .filter((f) => f.endsWith('-result.json'))
-        .map(async (f) => JSON.parse(await readFile(path.join(allureDir, f), 'utf8'))),
-    );
-    const attachments = await Promise.all(
-      files.filter((f) => f.includes('-attachment')).map((f) => readFile(path.join(allureDir, f), 'utf8')),
-    );
-    await rm(allureDir, { recursive: true, force: true });
     const byName = (prefix: string) => seen.filter((t) => t.name.startsWith(prefix));
     expect(seen).toHaveLength(11);
     expect(byName('AUTH-KEY-ACCEPTED')[0]?.state).toBe('passed'); // a key is given; the fixture's check passes
@@ -175,28 +164,69 @@ describe('what a reporter of the CLI receives from a run of the suites', () => {
     expect(error.expected).toBe('status 200');
     expect(error.received).toBe('500, JSON object {"error":"boom"}');
     expect(error.reproduce).toBe(`curl -i -sS -H 'x-api-key: ***' '${server.url}/pets'`);
-    expect(error.exchanges).toMatchObject([{ method: 'GET', status: 500, responseBody: '{"error":"boom"}' }]);
+    expect(error.exchanges).toMatchObject([
+      { method: 'GET', status: 500, responseBody: { text: '{"error":"boom"}' } },
+    ]);
     expect(error.message).toBe(
       `expected: status 200\nreceived: 500, JSON object {"error":"boom"}\nreproduce: curl -i -sS -H 'x-api-key: ***' '${server.url}/pets'`,
     );
+    // What the reports show of each check, as the CLI's reporter kept it (vitest's public API only).
+    const outcomeOf = (id: string) => collector.outcomes.filter((o) => o.requirementId === id);
+    const [listOkOutcome] = outcomeOf('LIST-OK');
+    expect(listOkOutcome?.startedAt).toBeGreaterThanOrEqual(started);
+    expect(listOkOutcome?.startedAt).toBeLessThanOrEqual(Date.now());
+    expect(listOkOutcome?.notes).toEqual(['looked at GET /pets once']);
+    expect(listOkOutcome?.evidence).toMatchObject([
+      { method: 'GET', status: 500, responseBody: { size: 16, text: '{"error":"boom"}' } },
+    ]);
+    expect(outcomeOf('LIST-LIMIT-OVER-MAX').map((o) => [o.caseLabel, o.evidence?.length])).toEqual([
+      ['limit=101', 1],
+      ['limit=2^31', 1],
+    ]);
+    expect(JSON.stringify(collector.outcomes)).not.toContain('harness-secret-key');
+
+    // The Allure results the CLI writes from them: labels, description and links made once.
+    const catalog = loadCatalog();
+    const record = {
+      version: '1.0.0',
+      target: server.url,
+      targetFrom: '--base-url',
+      startedAt: new Date(started),
+      durationMs: Date.now() - started,
+      config,
+      rollUp: rollUp(catalog, collector.outcomes, config),
+      operations: new Map([['listPets', 'GET /pets']]),
+    };
+    const files = allureFiles({ record, catalog, outcomes: collector.outcomes });
     const allureOf = (id: string) =>
-      results.filter((r) =>
-        r.labels.some((l: { name: string; value: string }) => l.name === 'requirement' && l.value === id),
-      );
-    const [allureListOk] = allureOf('LIST-OK');
+      files.results.find((r) => r.labels.some((l) => l.name === 'requirement' && l.value === id))!;
+    const allureListOk = allureOf('LIST-OK');
     expect(allureListOk.status).toBe('failed');
     expect(allureListOk.labels).toEqual(
       expect.arrayContaining([
         { name: 'severity', value: 'critical' },
-        { name: 'epic', value: 'listPets' },
+        { name: 'operation', value: 'GET /pets (listPets)' },
         { name: 'level', value: 'MUST' },
       ]),
     );
     expect(allureListOk.description).toContain('`application/json`, a Pets array');
-    expect(allureOf('LIST-LIMIT-OVER-MAX')).toHaveLength(2);
-    expect(allureOf('LIST-LIMIT-OVER-MAX')[0].links).toEqual([
-      { name: 'RFC 9110 §15.5', url: 'https://www.rfc-editor.org/rfc/rfc9110.html#section-15.5' },
+    expect(allureListOk.steps[0]?.steps.map((s) => s.name)).toEqual([
+      'looked at GET /pets once',
+      'request: GET /v1/pets',
+      expect.stringMatching(/^response: 500 Internal Server Error · 16 bytes · \d+ ms$/),
     ]);
+    expect(allureOf('LIST-LIMIT-OVER-MAX').steps.map((s) => s.name)).toEqual([
+      'check [limit=101]',
+      'check [limit=2^31]',
+    ]);
+    expect(allureOf('LIST-LIMIT-OVER-MAX').links).toEqual([
+      {
+        name: 'RFC 9110 §15.5',
+        url: 'https://www.rfc-editor.org/rfc/rfc9110.html#section-15.5',
+        type: 'link',
+      },
+    ]);
+    const attachments = [...files.attachments.values()];
     expect(attachments.some((a) => a.includes('HTTP 500'))).toBe(true);
     expect(attachments.some((a) => a.includes('x-api-key: ***'))).toBe(true);
     expect(attachments.join('\n')).not.toContain('harness-secret-key');

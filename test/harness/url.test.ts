@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { splitUrl } from '../../suites/harness/url.ts';
+import { pathAndQuery, pathUnder, splitUrl } from '../../suites/harness/url.ts';
 
 const asUrl = (url: string) => {
   const { origin, pathname, search } = new URL(url);
@@ -78,5 +78,35 @@ describe('splitUrl', () => {
       pathname: '/v1/pets/12',
       search: '?limit=5&x=%20',
     });
+  });
+});
+
+describe('pathAndQuery', () => {
+  test('a URL without its scheme and host: path and query as sent, no fragment', () => {
+    expect(pathAndQuery('http://h.test:9/v1/pets/7?limit=1')).toBe('/v1/pets/7?limit=1');
+    expect(pathAndQuery('http://h.test/v1/pets#x')).toBe('/v1/pets');
+    expect(pathAndQuery('http://h.test')).toBe('/');
+  });
+});
+
+describe('pathUnder', () => {
+  const under = pathUnder('http://127.0.0.1:9/v1');
+
+  test('the path below the base URL, as sent, without the query', () => {
+    expect(under('http://127.0.0.1:9/v1/pets/12?limit=1')).toBe('/pets/12');
+    expect(under('http://127.0.0.1:9/v1/pets/12/')).toBe('/pets/12/');
+    expect(under('http://127.0.0.1:9/v1//pets')).toBe('//pets');
+    expect(under('http://127.0.0.1:9/v1/pets/a%2Fb')).toBe('/pets/a%2Fb');
+    expect(under('http://127.0.0.1:9/v1/')).toBe('/');
+    expect(pathUnder('http://127.0.0.1:9/v1/')('http://127.0.0.1:9/v1/pets')).toBe('/pets');
+  });
+
+  test('undefined outside it: another origin, another prefix, the base itself, no URL', () => {
+    expect(under('http://127.0.0.2:9/v1/pets')).toBeUndefined();
+    expect(under('https://127.0.0.1:9/v1/pets')).toBeUndefined();
+    expect(under('http://127.0.0.1:9/v2/pets')).toBeUndefined();
+    expect(under('http://127.0.0.1:9/v1pets')).toBeUndefined();
+    expect(under('http://127.0.0.1:9/v1')).toBeUndefined();
+    expect(under('not a url')).toBeUndefined();
   });
 });

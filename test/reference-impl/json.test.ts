@@ -117,6 +117,77 @@ describe('the documented choices about bodies', () => {
   });
 });
 
+// JSONTestSuite's categories (Nicolas Seriot, "Parsing JSON is a Minefield"), in texts of this test's
+// own: the reference reads JSON and nothing more lenient, and every spelling JSON allows.
+describe('the minefield: JSON read as RFC 8259 writes it', () => {
+  const pet = '"id":5,"name":"x"';
+  test.each([
+    ['content after the value', `{${pet}}x`],
+    ['a second value', `{${pet}}{${pet}}`],
+    ['a closing bracket too many', `{${pet}}]`],
+    ['a NUL after the value', `{${pet}}\u0000`],
+    ['a block comment', `{${pet},/* c */"a":1}`],
+    ['a line comment', `{${pet}, // c\n"a":1}`],
+    ['a # comment', `{${pet}, # c\n"a":1}`],
+    ['single quotes', `{${pet},'a':'b'}`],
+    ['a key without quotes', `{${pet},a:1}`],
+    ['a comma after the last member', `{${pet},}`],
+    ['a comma after the last item', `{${pet},"a":[1,]}`],
+    ['an empty item', `{${pet},"a":[1,,2]}`],
+    ['no comma', `{"id":5 "name":"x"}`],
+    ['no colon', `{"id" 5,"name":"x"}`],
+    ['True', `{${pet},"a":True}`],
+    ['a literal cut short', `{${pet},"a":nul}`],
+    ['+1', `{${pet},"a":+1}`],
+    ['a leading zero', `{${pet},"a":01}`],
+    ['hexadecimal', `{${pet},"a":0x10}`],
+    ['.5', `{${pet},"a":.5}`],
+    ['1.', `{${pet},"a":1.}`],
+    ['1e', `{${pet},"a":1e}`],
+    ['NaN', `{${pet},"a":NaN}`],
+    ['Infinity', `{${pet},"a":Infinity}`],
+    ['a raw tab in a string', `{${pet},"a":"\t"}`],
+    ['a raw line feed in a string', `{${pet},"a":"\n"}`],
+    ['\\a', `{${pet},"a":"\\a"}`],
+    ["\\'", `{${pet},"a":"\\'"}`],
+    ['\\u of three digits', `{${pet},"a":"\\u123"}`],
+    ['a form feed between tokens', `{${pet},\f"a":1}`],
+    ['a vertical tab between tokens', `{${pet},\v"a":1}`],
+    ['a no-break space between tokens', `{${pet},\u00a0"a":1}`],
+    ['a byte order mark between tokens', `{${pet},\ufeff"a":1}`],
+    ['a line separator between tokens', `{${pet},\u2028"a":1}`],
+  ])('%s is refused', (_, text) => {
+    expect(outcome(text).status).toBe(400);
+  });
+
+  test.each([
+    ['a byte that is not UTF-8 between tokens', [0x7b, 0xe5, 0x7d]],
+    ['a byte order mark cut short', [0xef, 0xbb, 0x7b, 0x7d]],
+    ['a byte order mark alone', [0xef, 0xbb, 0xbf]],
+  ])('%s is refused', (_, bytes) => {
+    expect(() => readJson(Buffer.from(bytes))).toThrow();
+  });
+
+  test.each([
+    ['white space of the four kinds', ` \t\n\r{ \t"id"\n:\r5\t,"name"\r\n:"x" }\n`, 'x'],
+    ['keys written with escapes', '{"\\u0069d":5,"n\\u0061me":"x"}', 'x'],
+    ['an escaped solidus', '{"id":5,"name":"a\\/b"}', 'a/b'],
+    ['escapes of control characters', '{"id":5,"name":"\\b\\f\\n\\r\\t\\u0000"}', '\b\f\n\r\t\u0000'],
+    ['a surrogate pair escaped', '{"id":5,"name":"\\uD83D\\udc08"}', '🐈'],
+    ['the id last', '{"name":"x","id":5}', 'x'],
+    ['DEL and U+2028 unescaped', '{"id":5,"name":"\u007f\u2028"}', '\u007f\u2028'],
+  ])('%s is read', (_, text, name) => {
+    const { status, stored } = outcome(text);
+    expect(status).toBe(201);
+    expect(JSON.parse(stored ?? '')).toEqual({ id: 5, name });
+  });
+
+  // RFC 8259 §8.1: a reader MAY ignore a byte order mark before the text.
+  test('a byte order mark before the text is ignored', () => {
+    expect(outcome('\ufeff{"id":5,"name":"x"}')).toEqual({ status: 201, stored: '{"id":5,"name":"x"}' });
+  });
+});
+
 describe('the view the validator judges', () => {
   /** The kept value with every number as its double: what the view must be. */
   const doubles = (value: unknown): unknown => {

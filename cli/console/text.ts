@@ -1,6 +1,12 @@
-/** Escaping for the Markdown and HTML that compare and merge write. */
+/**
+ * Text for people, wherever it goes: escaping for the Markdown and HTML that summary.md, compare and
+ * merge write, lines clipped, counts with their noun.
+ */
 
-/** Markdown table cell text: pipes, backslashes and HTML's angle brackets escaped, line breaks folded. */
+/**
+ * Markdown text, in a table cell or anywhere else: backslashes, pipes and HTML's angle brackets
+ * escaped (GitHub renders raw HTML), line breaks folded, so that it reads as it was written.
+ */
 export function mdCell(value: string): string {
   return value
     .replace(/\\/g, '\\\\')
@@ -35,6 +41,7 @@ export function clipLine(value: string, max: number): string {
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }
 
+/** "1 requirement", "2 requirements". */
 export function plural(n: number, noun: string, nouns = `${noun}s`): string {
   return `${n} ${n === 1 ? noun : nouns}`;
 }

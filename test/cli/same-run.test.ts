@@ -1,0 +1,114 @@
+// The same run on every machine: the same seed, options and target send the same requests and
+// create the same pets whatever the cores. Two default runs with one seed, each against a reference
+// of its own that counts what it receives: one as this machine is, one in a process shown 16 cores
+// (test/cli/fixtures/cores.mjs, as a large CI runner; two workers there once split the model and
+// created half as many pets again). And exchanges.har holds every exchange of the run.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { startReferenceServer } from '../../reference-impl/index.ts';
+import { BIN, build, type CliResult, type Json, ROOT, readJson, runCli } from '../helpers/cli.ts';
+
+const SEED = '20261128';
+const work = mkdtempSync(path.join(tmpdir(), 'petstore-conformance-same-run-'));
+
+interface Run {
+  readonly cli: CliResult;
+  /** Every request the reference received: "GET /v1/pets?limit=101". */
+  readonly received: readonly string[];
+  readonly entries: readonly Json[];
+}
+
+/** A default run with SEED and --har against a reference of its own; `cores` shown to the process if given. */
+async function runOn(name: string, cores?: number): Promise<Run> {
+  const received: string[] = [];
+  const server = await startReferenceServer({
+    port: 0,
+    host: '127.0.0.1',
+    wrap: (handler) => (req, res) => {
+      received.push(`${req.method} ${req.url}`);
+      handler(req, res);
+    },
+  });
+  const reportDir = path.join(work, name);
+  try {
+    const cli = await runCli(['--seed', SEED, '--har', '--base-url', server.url, '--report-dir', reportDir], {
+      timeoutMs: 120_000,
+      ...(cores === undefined
+        ? {}
+        : {
+            command: [process.execPath, '--import', path.join(ROOT, 'test/cli/fixtures/cores.mjs'), BIN],
+            env: { PETSTORE_TEST_CORES: String(cores) },
+          }),
+    });
+    return { cli, received, entries: readJson(path.join(reportDir, 'exchanges.har')).log.entries };
+  } finally {
+    await server.close();
+  }
+}
+
+let here: Run;
+let sixteen: Run;
+
+beforeAll(async () => {
+  await build();
+  here = await runOn('here');
+  sixteen = await runOn('sixteen-cores', 16);
+}, 300_000);
+
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+/** A request as the HAR holds it: method, path and query, body. */
+function sent(e: Json): string {
+  const url = new URL(e.request.url);
+  const text: string = e.request.postData?.text ?? '';
+  const body = e.request._encoding === 'base64' ? Buffer.from(text, 'base64').toString('latin1') : text;
+  return `${e.request.method} ${url.pathname}${url.search} ${body}`;
+}
+
+/**
+ * The requests of a run, sorted, with what is fresh in every run made alike: the run's id (in the
+ * tag of the pets it creates) and the pet ids, drawn from fresh randomness (never below 2^40, so
+ * 13 digits or more), in paths and bodies alike.
+ */
+function normalised(run: Run): string[] {
+  const runId = JSON.stringify(run.entries).match(/petstore-conformance ([0-9a-f]{8})/)?.[1];
+  expect(runId, 'the run tags its pets with its id').toBeDefined();
+  return run.entries
+    .map((e) =>
+      sent(e)
+        .replaceAll(runId!, '<run>')
+        .replace(/-?\d{13,}/g, '<id>'),
+    )
+    .sort();
+}
+
+const creates = (run: Run) =>
+  run.entries.filter(
+    (e) => e._operation === 'POST /pets' && e.response.status >= 200 && e.response.status < 300,
+  ).length;
+
+describe('the same seed against the reference', () => {
+  test('both runs are conformant', () => {
+    for (const run of [here, sixteen]) expect(run.cli.code, `${run.cli.stdout}\n${run.cli.stderr}`).toBe(0);
+  });
+
+  test('exchanges.har holds every request the reference received (its reachability probe aside)', () => {
+    for (const run of [here, sixteen]) {
+      expect(run.received[0]).toBe('GET /v1');
+      const har = run.entries.map((e) => {
+        const url = new URL(e.request.url);
+        return `${e.request.method} ${url.pathname}${url.search}`;
+      });
+      expect(har.length).toBe(run.received.length - 1);
+      expect([...har].sort()).toEqual(run.received.slice(1).sort());
+    }
+  });
+
+  test('sends the same requests and creates the same number of pets on this machine and on 16 cores', () => {
+    expect(sixteen.entries.length).toBe(here.entries.length);
+    expect(creates(sixteen)).toBe(creates(here));
+    expect(normalised(sixteen)).toEqual(normalised(here));
+  });
+});
