@@ -121,6 +121,11 @@ export function planRerun(file: string, summary: Summary, given: readonly string
   if (o.insecure) argv.push('--insecure');
   if (o.timeoutMs !== undefined) argv.push('--timeout-ms', String(o.timeoutMs));
   if (o.retries) argv.push('--retries', String(o.retries));
+  // The same pace and the same request ids: the deployment's limit and its logs are the same too.
+  if (o.rateLimit !== undefined && !has('--rate-limit')) argv.push('--rate-limit', String(o.rateLimit));
+  if (o.concurrency !== undefined && !has('--concurrency')) argv.push('--concurrency', String(o.concurrency));
+  if (o.requestIdHeader !== undefined && !has('--request-id-header'))
+    argv.push('--request-id-header', o.requestIdHeader);
   if (!has('--api-key-header', '--api-key-query')) {
     if (o.apiKeyQuery !== undefined) argv.push('--api-key-query', o.apiKeyQuery);
     else if (o.apiKeyHeader !== undefined) argv.push('--api-key-header', o.apiKeyHeader);

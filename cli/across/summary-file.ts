@@ -45,6 +45,9 @@ export interface Summary {
     readonly insecure?: boolean;
     readonly retries?: number;
     readonly timeoutMs?: number;
+    readonly rateLimit?: number;
+    readonly concurrency?: number;
+    readonly requestIdHeader?: string;
     readonly apiKeyHeader?: string;
     readonly apiKeyQuery?: string;
     /** How the target was chosen: "--base-url", "bundled reference implementation, …". */
@@ -105,6 +108,9 @@ const SCHEMA = {
         insecure: { type: 'boolean' },
         retries: { type: 'integer', minimum: 0 },
         timeoutMs: { type: 'integer', minimum: 1 },
+        rateLimit: { type: 'integer', minimum: 1 },
+        concurrency: { type: 'integer', minimum: 1 },
+        requestIdHeader: { type: 'string' },
         apiKeyHeader: { type: 'string' },
         apiKeyQuery: { type: 'string' },
         targetFrom: { type: 'string' },

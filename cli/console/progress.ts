@@ -23,10 +23,29 @@ export function startLines(
     p.bold(`petstore-conformance ${version}`),
     `target:  ${config.baseUrl} ${p.dim(`(${targetFrom})`)}`,
     `seed:    ${config.seed} ${p.dim('(reuse with --seed to reproduce)')}`,
+    ...(config.traceId === undefined
+      ? []
+      : [
+          `trace:   ${config.traceId} ${p.dim(`(the traceparent of every request${config.requestIdHeader === undefined ? '' : `; each exchange's id in ${config.requestIdHeader}`})`)}`,
+        ]),
     `${key} · timeout ${config.timeoutMs} ms per request${options ? ` · ${options}` : ''}`,
+    ...(config.rateLimit === undefined ? [] : [paceLine(config, selected, total)]),
     selected === total ? `checking ${total} requirements…` : `checking ${selected} of ${total} requirements…`,
     '',
   ];
+}
+
+/**
+ * Requests a default run sends (every requirement selected, writes allowed), for the time a paced run
+ * announces: test/cli/rate-limits.test.ts holds it within a quarter of what a run sends.
+ */
+export const DEFAULT_RUN_REQUESTS = 610;
+
+/** "pace:    at most 50 requests a second (--rate-limit): about 610 requests, at least 13 s". */
+export function paceLine(config: Pick<Config, 'rateLimit'>, selected: number, total: number): string {
+  const requests = Math.round((DEFAULT_RUN_REQUESTS * selected) / Math.max(1, total));
+  const seconds = Math.ceil(requests / (config.rateLimit ?? 1));
+  return `pace:    at most ${config.rateLimit} requests a second (--rate-limit): about ${requests} requests, at least ${seconds} s`;
 }
 
 /**

@@ -183,6 +183,7 @@ function cannotJudgeRollUp(requirements: readonly Requirement[], reason: string)
       durationMs: 0,
     })),
     verdict: 'non-conformant',
+    rateLimited: [],
     totals: { passed: 0, failed: 0, skipped: 0, blocked: 0 },
     unjudged: [],
     suiteWarnings: [],

@@ -76,6 +76,11 @@ export interface TestOutcome {
   readonly retries?: TestRetries;
   /** Answers slower than --max-response-time (the first few) and how many: ANY-RESPONSE-TIME fails on them. */
   readonly slowAnswers?: SlowAnswers;
+  /**
+   * Not judged: the deployment's rate limit kept one of its requests from an answer longer than a
+   * run waits (task.meta.rateLimited; suites/harness/errors.ts RateLimited): what it says, masked.
+   */
+  readonly rateLimited?: string;
 }
 
 export interface RequirementResult {
@@ -120,6 +125,11 @@ export interface RollUp {
   };
   /** Selected requirements that no test reported on: the suite broke, the run cannot judge. */
   readonly unjudged: readonly string[];
+  /**
+   * Gating requirements the deployment's rate limit kept from being judged (a check of theirs was
+   * refused longer than a run waits): with no gating failure, the run cannot judge (run/judge.ts).
+   */
+  readonly rateLimited: readonly string[];
   /** Problems of the suite that do not stop the verdict (tests without or with an unknown id). */
   readonly suiteWarnings: readonly string[];
 }

@@ -73,6 +73,7 @@ export function rollUp(
     list.sort((a, b) => a.file.localeCompare(b.file) || (a.declared ?? 0) - (b.declared ?? 0));
 
   const unjudged: string[] = [];
+  const rateLimited: string[] = [];
   const fiveHundreds = outcomes.flatMap((o) =>
     (o.serverErrors ?? []).map((e) => ({ ...e, checking: o.requirementId ?? o.name })),
   );
@@ -165,6 +166,12 @@ export function rollUp(
         gating: gates(r.level, options.strict),
       };
     }
+    const limited = tests.find((t) => t.rateLimited !== undefined);
+    if (limited !== undefined) {
+      // Not judged, never failed: a 429 is the deployment protecting itself, not a fault of the contract.
+      if (gates(r.level, options.strict)) rateLimited.push(r.id);
+      return { ...base, status: 'skipped', message: `not judged: ${limited.rateLimited}`, gating: false };
+    }
     if (tests.some((t) => t.state === 'passed'))
       return { ...base, status: 'passed', gating: false, ...flakinessOf(tests) };
     if (tests.length > 0) {
@@ -186,7 +193,7 @@ export function rollUp(
   const verdict = judged.some((r) => (r.status === 'failed' || isBlockedResult(r)) && r.gating)
     ? 'non-conformant'
     : 'conformant';
-  return { results: judged, verdict, totals, unjudged, suiteWarnings };
+  return { results: judged, verdict, totals, unjudged, rateLimited, suiteWarnings };
 }
 
 /**

@@ -67,6 +67,8 @@ export function optionsText(config: Config): string {
     config.network?.tls?.insecure ? '--insecure' : '',
     config.retries ? `--retries ${config.retries}` : '',
     config.maxResponseTimeMs === undefined ? '' : `--max-response-time ${config.maxResponseTimeMs}`,
+    config.rateLimit === undefined ? '' : `--rate-limit ${config.rateLimit}`,
+    config.concurrency === undefined ? '' : `--concurrency ${config.concurrency}`,
   ]
     .filter(Boolean)
     .join(' ');

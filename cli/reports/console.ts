@@ -11,6 +11,7 @@ import { retriedLine, retriesText } from '../record/flaky.ts';
 import type { BaselineOutcome, RunRecord } from '../record/record.ts';
 import { checkedText, type RerunItem, type RerunOutcome } from '../record/rerun.ts';
 import { EXCLUDED, isBlockedResult, NOT_SELECTED, type RequirementResult } from '../record/rollup.ts';
+import { trafficOf, trafficText } from '../record/traffic.ts';
 import { byCause, byOperation, failedChecksText, operationLabel, UNJUDGED_CAUSE } from '../record/views.ts';
 import type { Writer } from './writer.ts';
 
@@ -163,6 +164,11 @@ export function endLines(
   out.push(
     ...(run.rerun !== undefined ? [] : plainLength <= width ? [oneLine] : [`${verdict}${gateNote}`, counts]),
     `seed ${config.seed} · ${(run.durationMs / 1000).toFixed(1)} s · target ${run.target}`,
+    ...(run.exchanges === undefined
+      ? []
+      : [
+          `traffic: ${trafficText(trafficOf(run.exchanges))}${config.traceId === undefined ? '' : ` · trace ${config.traceId}`}`,
+        ]),
     `reports: ${reportDir} (${reportFiles.join(', ')})`,
   );
   return out;

@@ -94,6 +94,7 @@ export class EventStream implements RunEvents {
       targetFrom: info.targetFrom,
       seed: config.seed,
       runId: config.runId,
+      ...(config.traceId === undefined ? {} : { traceId: config.traceId }),
       catalog: info.catalog,
       selected: info.selected,
       options: {

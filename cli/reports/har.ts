@@ -8,6 +8,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { Entry, Har, Header, QueryString } from 'har-format';
 import { formatBytes, keptBytes } from '../../suites/harness/body.ts';
+import { parseTraceparent } from '../../suites/harness/trace.ts';
 import { type LoggedBody, type LoggedExchange, operationName } from '../record/exchanges.ts';
 import type { RunRecord } from '../record/record.ts';
 import type { Writer } from './writer.ts';
@@ -34,7 +35,7 @@ export function harText(
       creator: { name: 'petstore-conformance', version: record.version },
       pages: [],
       entries: exchanges.map(entryOf),
-      comment: `petstore-conformance: every exchange of a run against ${record.target} (seed ${record.config.seed}); secrets masked as ***; _requirement and _check name what sent each.`,
+      comment: `petstore-conformance: every exchange of a run against ${record.target} (seed ${record.config.seed}); secrets masked as ***; _requirement and _check name what sent each, _traceId and _spanId the exchange in the deployment's traces.`,
     },
   };
   return `${JSON.stringify(har)}\n`;
@@ -45,6 +46,13 @@ export function harText(
  * report file goes through masks the value after an "authorization" key, and a name first would
  * put the key "value" there.
  */
+/** `_traceId` and `_spanId` of an exchange sent with a traceparent (suites/harness/trace.ts). */
+function spanOf(x: LoggedExchange): { _traceId?: string; _spanId?: string } {
+  const header = headerValue(x.request.headers, 'traceparent');
+  const ids = header === undefined ? undefined : parseTraceparent(header);
+  return ids === undefined ? {} : { _traceId: ids.traceId, _spanId: ids.spanId };
+}
+
 function entryOf(x: LoggedExchange): Entry {
   const url = new URL(x.request.url);
   const requestType = headerValue(x.request.headers, 'content-type');
@@ -117,6 +125,8 @@ function entryOf(x: LoggedExchange): Entry {
     _requirement: x.requirement,
     _check: x.check,
     _operation: operationName(x),
+    // The exchange as the deployment's logs and traces know it: its span of the run's trace.
+    ...spanOf(x),
     ...(x.retries ? { _retries: x.retries } : {}),
     ...(x.error === undefined ? {} : { comment: x.error }),
   };

@@ -9,6 +9,7 @@ import { type BaselineOutcome, catalogIdentity, type RunRecord } from '../record
 import { idsNow, type RerunOutcome } from '../record/rerun.ts';
 import { isBlockedResult } from '../record/rollup.ts';
 import type { OperationTimes } from '../record/timings.ts';
+import { trafficOf } from '../record/traffic.ts';
 import type { Writer } from './writer.ts';
 
 /** summary.json, for every run: one that could not judge says why (`error`). */
@@ -32,6 +33,10 @@ export function summaryJson(run: RunRecord): string {
     startedAt: run.startedAt.toISOString(),
     durationMs: run.durationMs,
     seed: config.seed,
+    // The W3C trace every request of the run was sent in (its traceparent), to find it in the deployment's logs.
+    ...(config.traceId === undefined ? {} : { traceId: config.traceId }),
+    // What the run sent the deployment, as exchanges.har counts it, and the pets it left there.
+    ...(run.exchanges === undefined ? {} : { traffic: trafficOf(run.exchanges) }),
     options: {
       ...selectionOptions(config),
       ...networkOptions(config),
@@ -44,6 +49,9 @@ export function summaryJson(run: RunRecord): string {
       targetFrom: run.targetFrom,
       ...(run.expected === undefined ? {} : { expected: run.expected.file }),
       ...(config.maxResponseTimeMs === undefined ? {} : { maxResponseTimeMs: config.maxResponseTimeMs }),
+      ...(config.rateLimit === undefined ? {} : { rateLimit: config.rateLimit }),
+      ...(config.concurrency === undefined ? {} : { concurrency: config.concurrency }),
+      ...(config.requestIdHeader === undefined ? {} : { requestIdHeader: config.requestIdHeader }),
     },
     // The config file read, as given: its path only, never what it holds.
     ...(run.configFile === undefined ? {} : { configFile: run.configFile }),

@@ -10,6 +10,7 @@ import type { BaselineOutcome, RunRecord } from '../record/record.ts';
 import type { RerunOutcome } from '../record/rerun.ts';
 import { isBlockedResult, type RequirementResult } from '../record/rollup.ts';
 import type { OperationTimes } from '../record/timings.ts';
+import { trafficOf, trafficText } from '../record/traffic.ts';
 import { byCause, optionsText, UNJUDGED_CAUSE } from '../record/views.ts';
 import type { Writer } from './writer.ts';
 
@@ -41,6 +42,12 @@ export function summaryMarkdown(run: RunRecord, reportDir: string): string {
     '',
     `Target \`${run.target}\` · seed \`${config.seed}\` · ${(run.durationMs / 1000).toFixed(1)} s · petstore-conformance ${run.version}${optionsText(config) ? ` · ${optionsText(config)}` : ''}`,
     '',
+    ...(run.exchanges === undefined
+      ? []
+      : [
+          `Traffic: ${trafficText(trafficOf(run.exchanges))} (each tagged \`petstore-conformance ${config.runId}\`)${config.traceId === undefined ? '' : ` · trace \`${config.traceId}\``}`,
+          '',
+        ]),
     '| passed | failed | blocked | skipped |',
     '|---:|---:|---:|---:|',
     `| ${rollUp.totals.passed} | ${rollUp.totals.failed} | ${rollUp.totals.blocked} | ${rollUp.totals.skipped - rollUp.totals.blocked} |`,

@@ -113,6 +113,7 @@ export class OutcomeCollector implements Reporter {
       suiteError?: unknown;
       blockedEvidence?: unknown;
       blockedOwnFault?: unknown;
+      rateLimited?: { message?: unknown };
     };
     const blockedBy = Array.isArray(meta.blockedBy)
       ? meta.blockedBy.filter((id) => typeof id === 'string')
@@ -138,6 +139,9 @@ export class OutcomeCollector implements Reporter {
         : {}),
       ...(result.state === 'failed' && typeof meta.suiteError === 'string'
         ? { suiteError: meta.suiteError }
+        : {}),
+      ...(result.state === 'skipped' && typeof meta.rateLimited?.message === 'string'
+        ? { rateLimited: meta.rateLimited.message }
         : {}),
     };
     let outcome: CheckOutcome;

@@ -67,6 +67,19 @@ export function judge(
     if (problems.length > 0)
       return { kind: 'broken', reason: `the suite itself broke: ${problems[0]}`, problems };
   }
+  // Nothing gating failed, but the deployment's rate limit kept some gating requirement from being
+  // judged: neither verdict can be given (a 429 is never the server's fault, nor a pass).
+  if (summary.verdict === 'conformant' && summary.rateLimited.length > 0) {
+    const ids = summary.rateLimited;
+    const first = summary.results.find((r) => r.id === ids[0])?.message ?? '';
+    const rate = /pace was down to ([\d.]+) requests a second/.exec(first)?.[1];
+    const suggestion =
+      rate === undefined
+        ? 'rerun with --rate-limit at a pace the deployment allows'
+        : `rerun with --rate-limit ${Math.max(1, Math.floor(Number(rate)))} (the pace the run had come down to), or lower`;
+    const reason = `the deployment's rate limit kept ${ids.length} gating requirement${ids.length === 1 ? '' : 's'} (${ids.slice(0, 5).join(', ')}${ids.length > 5 ? ', …' : ''}) from being judged; ${suggestion}`;
+    return { kind: 'broken', reason, problems: [reason, first] };
+  }
   const warnings = suiteRun.unhandledErrors.map((e) => `an error escaped the suite's tests: ${firstLine(e)}`);
   if (suiteRun.deadlineHit) {
     warnings.push('the run reached its deadline and was cut short; unfinished checks count as failed');

@@ -5,10 +5,12 @@
 import { randomBytes, randomInt } from 'node:crypto';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { packageVersion } from '../../catalog/paths.ts';
 import { PREFIX_PATTERN, parsePrefixes } from '../../catalog/select.ts';
 import type { Config } from '../../suites/harness/config.ts';
 import { shortKeyWarning } from '../../suites/harness/keys.ts';
 import { MAX_RETRIES } from '../../suites/harness/retry.ts';
+import { newTraceId } from '../../suites/harness/trace.ts';
 import { UsageError } from '../record/errors.ts';
 import {
   CONFIG_NAMES,
@@ -35,6 +37,10 @@ export const DEFAULTS = {
 
 const MAX_SEED = 2 ** 31 - 1;
 const MAX_TIMEOUT_MS = 600_000;
+/** --rate-limit: requests a second at most (a run's own pace unlimited above it, on loopback). */
+const MAX_RATE_LIMIT = 100_000;
+/** --concurrency: requests in flight at most (each a connection of its own). */
+const MAX_CONCURRENCY = 1_024;
 
 /** One option of a run: how parseArgs reads it, and what it takes as a key of the config file. */
 export interface OptionDef {
@@ -69,6 +75,10 @@ export const OPTIONS = {
   'timeout-ms': { type: 'string', value: 'integer' },
   retries: { type: 'string', value: 'integer' },
   'max-response-time': { type: 'string', value: 'integer' },
+  'rate-limit': { type: 'string', value: 'integer' },
+  concurrency: { type: 'string', value: 'integer' },
+  'request-id-header': { type: 'string' },
+  'trace-headers': { type: 'boolean' },
   'report-dir': { type: 'string', value: 'path' },
   html: { type: 'boolean' },
   har: { type: 'boolean' },
@@ -244,6 +254,18 @@ export function parseInvocation(argv: readonly string[], env: Env, cwd: string):
   const timeoutMs = integer('timeout-ms', 1, MAX_TIMEOUT_MS) ?? DEFAULTS.timeoutMs;
   const retries = integer('retries', 0, MAX_RETRIES) ?? 0;
   const maxResponseTimeMs = integer('max-response-time', 1, MAX_TIMEOUT_MS);
+  const rateLimit = integer('rate-limit', 1, MAX_RATE_LIMIT);
+  const concurrency = integer('concurrency', 1, MAX_CONCURRENCY);
+  const traceHeaders = bool('trace-headers') ?? true;
+  const requestIdHeader = text('request-id-header');
+  if (requestIdHeader !== undefined && !TOKEN.test(requestIdHeader.value)) {
+    throw new UsageError(
+      `${requestIdHeader.label} must be an HTTP header name (letters, digits, -), got "${requestIdHeader.value}"`,
+    );
+  }
+  if (requestIdHeader !== undefined && !traceHeaders) {
+    warnings.push(`${requestIdHeader.label} with --no-trace-headers: no request id is sent`);
+  }
 
   const reportDirSetting = text('report-dir');
   const reportDir = path.resolve(cwd, reportDirSetting?.value ?? DEFAULTS.reportDir);
@@ -318,7 +340,12 @@ export function parseInvocation(argv: readonly string[], env: Env, cwd: string):
     timeoutMs,
     retries,
     ...(maxResponseTimeMs === undefined ? {} : { maxResponseTimeMs }),
+    ...(rateLimit === undefined ? {} : { rateLimit }),
+    ...(concurrency === undefined ? {} : { concurrency }),
     runId: randomBytes(4).toString('hex'),
+    userAgent: `petstore-conformance/${packageVersion()}`,
+    ...(traceHeaders ? { traceId: newTraceId() } : {}),
+    ...(traceHeaders && requestIdHeader !== undefined ? { requestIdHeader: requestIdHeader.value } : {}),
     ...(network.network === undefined ? {} : { network: network.network }),
   };
   return {

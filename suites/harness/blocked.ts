@@ -1,5 +1,5 @@
 import type { ApiResponse } from './client.ts';
-import { ConformanceError, isBrokenMessage, isConformanceError } from './errors.ts';
+import { ConformanceError, isBrokenMessage, isConformanceError, isRateLimited } from './errors.ts';
 import { shownUrl } from './exchange.ts';
 import { describeResponse } from './expect.ts';
 import { redact } from './redact.ts';
@@ -79,13 +79,14 @@ export function suspected(
 
 /**
  * Errors that end a generated check at once rather than count as a failing case: no answer at all,
- * an answer that is not a complete HTTP message (ANY-HTTP-MESSAGE's), or a precondition that could
- * not be had.
+ * an answer that is not a complete HTTP message (ANY-HTTP-MESSAGE's), a precondition that could not
+ * be had, or a request the deployment's rate limit kept from an answer (the check is not judged).
  */
 export function endsTheCheck(err: unknown): boolean {
   return (
     isBlocked(err) ||
     isBrokenMessage(err) ||
+    isRateLimited(err) ||
     (isConformanceError(err) && err.expected.startsWith('a complete HTTP response'))
   );
 }

@@ -7,18 +7,21 @@ import {
   formatBytes,
   recordExchange,
   type SentRequest,
+  shellQuote,
   shownUrl,
   toCurl,
 } from './exchange.ts';
 import type { ExchangeSink } from './exchange-log.ts';
 import { stringifyExact } from './json.ts';
-import { keySecrets, type NearMiss, nearMissKey } from './keys.ts';
+import { keySecrets, keyShellWord, type NearMiss, nearMissKey } from './keys.ts';
 import type { Finding, Model } from './model.ts';
 import { Attempt, createDispatcher, proxySecrets } from './network.ts';
 import {
+  type Admission,
   DEFAULT_CONCURRENCY,
   isRefusal,
   type Pace,
+  PaceGivenUp,
   rateLimitPatienceMs,
   retryAfterMs,
   runPace,
@@ -308,14 +311,29 @@ export class Client {
     let seen = { answered: this.pace.answered, refusals: this.pace.report().refusals };
     for (;;) {
       // Each attempt waits for the run's pace; its timeout starts when it is sent.
-      const admission = await this.pace.admit(this.options.signal).catch(() => undefined);
+      let admission: Admission | undefined;
+      try {
+        admission = await this.pace.admit(this.options.signal);
+      } catch (error) {
+        // The run no longer waits for the deployment: not judged. Aborted by the check: the attempt
+        // below fails at once, saying why.
+        if (error instanceof PaceGivenUp)
+          throw new RateLimited({
+            method,
+            path,
+            reason: `was not sent: ${error.reason}`,
+            ...paceRateOf(this.pace),
+            reproduce: toCurl(request),
+          });
+      }
       if (admission) {
         this.pacedMs += admission.waitedMs;
         paced += admission.waitedMs;
       }
       // Each attempt an exchange of its own: a span of the run's trace (trace.ts).
-      const sent: SentRequest = { ...request, headers: { ...traceHeaders(this.config), ...request.headers } };
+      const sent: SentRequest = { ...request, headers: { ...request.headers, ...traceHeaders(this.config) } };
       const sentAt = performance.now();
+      admission?.sent(sentAt);
       const outcome = await this.once(sent, sentAt + this.timeoutMs, sentAt);
       admission?.done('error' in outcome ? undefined : outcome, refusedSince !== undefined);
       const timing = {
@@ -391,16 +409,12 @@ export class Client {
           continue;
         }
         this.record(sent, { ...outcome, retries, durationMs: timing.ended - started }, timing);
+        const asked = outcome.headers['retry-after'];
         throw new RateLimited({
           method,
           path,
-          status: outcome.status,
-          ...(outcome.headers['retry-after'] === undefined
-            ? {}
-            : { retryAfter: outcome.headers['retry-after'] }),
-          refusedMs: Math.round(now - refusedSince),
-          refusals: retries + 1,
-          patienceMs: patience,
+          reason: `was refused ${retries + 1} time${retries === 0 ? '' : 's'} (${outcome.status}, ${asked === undefined ? 'no Retry-After' : `Retry-After ${asked}`}) over ${Math.round((now - refusedSince) / 1000)} s, longer than a request waits for the deployment's limit (${Math.round(patience / 1000)} s)`,
+          ...paceRateOf(this.pace),
           reproduce: toCurl(sent),
         });
       }
@@ -483,11 +497,25 @@ export class Client {
       if (isSecretHeader(k)) registerSecret(v); // an Authorization value a check sets is a secret too
     }
     const query: Record<string, QueryValue> = { ...options.query };
-    const key = this.keyFor(options.auth ?? 'config');
+    const auth = options.auth ?? 'config';
+    const key = this.keyFor(auth);
+    let keyAt: SentRequest['keyAt'];
     if (key !== undefined) {
-      if (this.config.apiKeyQuery) query[this.config.apiKeyQuery] = key;
-      else if (this.config.apiKeyScheme) headers.authorization = `${this.config.apiKeyScheme} ${key}`;
-      else headers[this.config.apiKeyHeader.toLowerCase()] = key;
+      // A wrong key is no secret: a curl line sends it as it is.
+      const word =
+        auth === 'wrong'
+          ? shellQuote(key)
+          : keyShellWord(typeof auth === 'object' ? auth.nearMiss : undefined, this.config.apiKey ?? '');
+      if (this.config.apiKeyQuery) {
+        query[this.config.apiKeyQuery] = key;
+        keyAt = { query: this.config.apiKeyQuery, word };
+      } else if (this.config.apiKeyScheme) {
+        headers.authorization = `${this.config.apiKeyScheme} ${key}`;
+        keyAt = { header: 'authorization', prefix: `${this.config.apiKeyScheme} `, word };
+      } else {
+        headers[this.config.apiKeyHeader.toLowerCase()] = key;
+        keyAt = { header: this.config.apiKeyHeader.toLowerCase(), prefix: '', word };
+      }
     }
     return {
       method,
@@ -498,6 +526,7 @@ export class Client {
       // A check composes paths under the base URL; a whole URL it was given came from an answer.
       ...(ABSOLUTE_URL.test(path) ? { urlFromAnswer: true } : {}),
       ...(options.asWritten ? { asWritten: true } : {}),
+      ...(keyAt === undefined ? {} : { keyAt }),
     };
   }
 
@@ -635,6 +664,12 @@ const CODES: Record<string, string> = {
   ERR_TLS_CERT_ALTNAME_INVALID: 'the certificate is not valid for this host name',
   ERR_SSL_TLSV13_ALERT_CERTIFICATE_REQUIRED: 'the server asks for a client certificate',
 };
+
+/** The pace the deployment left the run at, for a RateLimited's message. */
+function paceRateOf(pace: Pace): { paceRate?: number } {
+  const rate = pace.report().rate;
+  return rate === undefined ? {} : { paceRate: rate };
+}
 
 /** A network error as a short sentence: "connection reset by the server (ECONNRESET)". */
 export function describeError(err: unknown): string {

@@ -81,14 +81,10 @@ export function isBrokenMessage(value: unknown): value is BrokenMessage {
 export interface RateLimitedInit {
   readonly method: string;
   readonly path: string;
-  /** 429, or 503 with Retry-After. */
-  readonly status: number;
-  readonly retryAfter?: string;
-  /** How long it was refused, and how often. */
-  readonly refusedMs: number;
-  readonly refusals: number;
-  /** How long a request may be refused (client.ts rateLimitPatienceMs). */
-  readonly patienceMs: number;
+  /** Why it was given up: "was refused 5 times (429, Retry-After 1) over 61 s, longer than …". */
+  readonly reason: string;
+  /** The run's pace when it gave up, in requests a second (pace.ts), when the deployment had cut it. */
+  readonly paceRate?: number;
   readonly reproduce: string;
 }
 
@@ -102,14 +98,13 @@ export class RateLimited extends Error {
   declare readonly init: RateLimitedInit;
 
   constructor(init: RateLimitedInit) {
-    const retryAfter = init.retryAfter === undefined ? 'no Retry-After' : `Retry-After ${init.retryAfter}`;
     super(
       redact(
-        `rate-limited: ${init.method} ${init.path} was refused ${init.refusals} time${init.refusals === 1 ? '' : 's'} (${init.status}, ${retryAfter}) over ${Math.round(init.refusedMs / 1000)} s, longer than a request waits for the deployment's limit (${Math.round(init.patienceMs / 1000)} s)`,
+        `rate-limited: ${init.method} ${init.path} ${init.reason}${init.paceRate === undefined ? '' : `; the run's pace was down to ${init.paceRate} requests a second`}`,
       ),
     );
     this.name = 'RateLimited';
-    Object.defineProperty(this, 'init', { value: { ...init, reproduce: redact(init.reproduce) } });
+    Object.defineProperty(this, 'init', { value: init });
   }
 }
 

@@ -49,6 +49,15 @@ export interface SentRequest {
   readonly urlFromAnswer?: boolean;
   /** The path was sent as written, not resolved as a URL (RequestOptions.asWritten). */
   readonly asWritten?: boolean;
+  /**
+   * Where the request carries a key (the configured one, a near miss of it, or a wrong one), and the
+   * shell word that spells it in a curl line: `"$PETSTORE_API_KEY"`, an expression of it for a near
+   * miss (keys.ts keyShellWord), a wrong key as it is. A curl line then sends the same key when it is
+   * run, and holds no secret.
+   */
+  readonly keyAt?:
+    | { readonly header: string; readonly prefix: string; readonly word: string }
+    | { readonly query: string; readonly word: string };
 }
 
 /** The URL of a request as shown: the secrets the suite put in it masked, and any an answer put in it. */
@@ -90,10 +99,13 @@ export function toCurl(req: SentRequest): string {
   // curl resolves dot segments (/./, /../) unless told otherwise: a path sent as written is re-sent so.
   if (req.asWritten) parts.push('--path-as-is');
   if (req.method !== 'GET' && req.method !== 'HEAD') parts.push(`-X ${req.method}`);
+  const keyAt = req.keyAt;
   for (const [name, value] of Object.entries(req.headers)) {
     // curl sends a User-Agent of its own; the suite's says nothing the answer depends on.
     if (name === 'user-agent') continue;
-    parts.push(`-H ${shellQuote(`${name}: ${isSecretHeader(name) ? MASK : value}`)}`);
+    if (keyAt !== undefined && 'header' in keyAt && keyAt.header === name)
+      parts.push(`-H ${shellQuote(`${name}: ${keyAt.prefix}`)}${keyAt.word}`);
+    else parts.push(`-H ${shellQuote(`${name}: ${isSecretHeader(name) ? MASK : value}`)}`);
   }
   let producer = '';
   let note = '';
@@ -113,8 +125,25 @@ export function toCurl(req: SentRequest): string {
       note = `  # body.json: the ${req.body.length}-byte body sent, starting ${shellQuote(text.slice(0, 200))}`;
     }
   }
-  parts.push(shellQuote(shownUrl(req)));
+  parts.push(urlWord(req));
   return `${producer}${parts.join(' ')}${note}`;
+}
+
+/** The URL as a shell word: the key's query parameter spelled by its shell word (SentRequest.keyAt). */
+function urlWord(req: SentRequest): string {
+  const url = shownUrl(req);
+  const keyAt = req.keyAt;
+  if (keyAt === undefined || !('query' in keyAt)) return shellQuote(url);
+  const at = url.search(
+    new RegExp(`[?&]${escapeRegExp(encodeURIComponent(keyAt.query))}=${escapeRegExp(MASK)}(?=&|#|$)`),
+  );
+  if (at < 0) return shellQuote(url);
+  const end = at + 1 + encodeURIComponent(keyAt.query).length + 1;
+  return `${shellQuote(url.slice(0, end))}${keyAt.word}${url.length > end + MASK.length ? shellQuote(url.slice(end + MASK.length)) : ''}`;
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
 /**

@@ -72,3 +72,28 @@ export function keySecrets(key: string | undefined): string[] {
   const misses = NEAR_MISSES.map((kind) => nearMissKey(key, kind));
   return [key, ...misses.filter((k): k is string => k !== undefined)];
 }
+
+/** The environment variable a curl line reads the key from (and reproduce.sh): never the key itself. */
+export const KEY_VARIABLE = 'PETSTORE_API_KEY';
+
+/**
+ * The configured key (no `nearMiss`), or a near miss of it, as one POSIX sh word that reads the key
+ * from PETSTORE_API_KEY when it runs: a curl line sends the same key as the suite did and holds no
+ * secret. Characters as sh counts them (`${k%?}`, `cut -c`): bytes in the C locale, as ASCII keys are.
+ * `key` gives only the length of a first half, never what is written.
+ */
+export function keyShellWord(nearMiss: NearMiss | undefined, key: string): string {
+  const k = `"$${KEY_VARIABLE}"`;
+  switch (nearMiss) {
+    case undefined:
+      return k;
+    case 'last-character-changed':
+      return `"$(k=${k}; case $k in *0) printf '%s1' "\${k%?}";; *) printf '%s0' "\${k%?}";; esac)"`;
+    case 'case-flipped':
+      return `"$(printf '%s' ${k} | tr 'A-Za-z' 'a-zA-Z')"`;
+    case 'character-appended':
+      return `"\${${KEY_VARIABLE}}0"`;
+    case 'first-half':
+      return `"$(printf '%s' ${k} | cut -c1-${Math.floor([...key].length / 2)})"`;
+  }
+}

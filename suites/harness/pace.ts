@@ -56,6 +56,12 @@ export interface PaceOptions {
   readonly concurrency: number;
   /** Request starts in any 1000 ms at most (--rate-limit); none by default. */
   readonly ratePerSecond?: number;
+  /**
+   * The longest the pace holds the run for one answer (a Retry-After, a declared reset): a longer one
+   * is not waited at all (the request it answered is given up, client.ts), since no request would
+   * wait that long. Default: no bound.
+   */
+  readonly maxHoldMs?: number;
   readonly clock?: Clock;
 }
 
@@ -70,11 +76,23 @@ export interface Admission {
   /** How long the request waited for the pace before it could start. */
   readonly waitedMs: number;
   /**
+   * The request is on its way, at `at` (the clock's time, as its exchange records it): a little after
+   * it was admitted, when the event loop came back to it. The ceiling counts it from then, so that the
+   * starts it spaces are the requests' own.
+   */
+  sent(at: number): void;
+  /**
    * `again`: the request was refused before (its 503 may be its own trouble, not the deployment
    * shedding load: it does not count as a second refusal in a row).
    */
   done(answer: PaceAnswer | undefined, again?: boolean): void;
 }
+
+/**
+ * A window is kept this much longer than it is: logs (exchanges.har, a gateway's access log) time a
+ * request to the millisecond, and a start exactly a window after another would read as within it.
+ */
+const LOG_PRECISION_MS = 2;
 
 /** The pace never goes below one request a second, and above this it no longer limits. */
 const MIN_RATE = 1;
@@ -102,6 +120,21 @@ export interface PaceReport {
 interface Waiter {
   readonly since: number;
   readonly resolve: (admission: Admission) => void;
+  readonly reject: (reason: unknown) => void;
+  /** The signal of the check that asked: aborted, the waiter leaves the queue. */
+  readonly signal?: AbortSignal;
+}
+
+/**
+ * The run no longer waits for the deployment's limit: it asked for longer than a request waits
+ * (a Retry-After past maxHoldMs), or answered nothing but refusals for that long. Every request then
+ * gets this instead of an admission (client.ts makes it RateLimited: not judged).
+ */
+export class PaceGivenUp extends Error {
+  constructor(readonly reason: string) {
+    super(reason);
+    this.name = 'PaceGivenUp';
+  }
 }
 
 /** A limit of `limit` starts in any `ms` milliseconds. */
@@ -114,6 +147,7 @@ export class Pace {
   private readonly clock: Clock;
   private readonly concurrency: number;
   private readonly ceiling: Window | undefined;
+  private readonly maxHoldMs: number;
   private declared: Window | undefined;
   private inFlight = 0;
   private readonly queue: Waiter[] = [];
@@ -136,10 +170,17 @@ export class Pace {
   private heldMs = 0;
   private heldSince: number | undefined;
   private cancelTimer: (() => void) | undefined;
+  /** The signals followed (follow()). */
+  private readonly followed = new WeakSet<AbortSignal>();
+  /** Why the run no longer waits for the deployment (giveUp()), once it does not. */
+  private givenUp: string | undefined;
+  /** Since when every answer has been a refusal (undefined after any other answer). */
+  private refusedSince: number | undefined;
 
   constructor(options: PaceOptions) {
     this.clock = options.clock ?? realClock;
     this.concurrency = Math.max(1, Math.floor(options.concurrency));
+    this.maxHoldMs = options.maxHoldMs ?? Number.POSITIVE_INFINITY;
     this.ceiling =
       options.ratePerSecond === undefined ? undefined : { limit: options.ratePerSecond, ms: 1_000 };
   }
@@ -147,26 +188,43 @@ export class Pace {
   /** Resolves when a request may start; rejects with the signal's reason when it is aborted first. */
   admit(signal?: AbortSignal): Promise<Admission> {
     if (signal?.aborted) return Promise.reject(signal.reason);
+    if (this.givenUp !== undefined) return Promise.reject(new PaceGivenUp(this.givenUp));
     return new Promise<Admission>((resolve, reject) => {
-      const onAbort = () => {
-        const at = this.queue.indexOf(waiter);
-        if (at < 0) return;
-        this.queue.splice(at, 1);
-        reject(signal?.reason);
-        this.pump();
-      };
-      const waiter: Waiter = {
-        since: this.clock.now(),
-        resolve: (admission) => {
-          signal?.removeEventListener('abort', onAbort);
-          resolve(admission);
-        },
-      };
-      signal?.addEventListener('abort', onAbort, { once: true });
+      const waiter: Waiter = { since: this.clock.now(), resolve, reject, ...(signal ? { signal } : {}) };
+      if (signal) this.follow(signal);
       if (this.queue.length === 0) this.heldSince = waiter.since;
       this.queue.push(waiter);
       this.pump();
     });
+  }
+
+  /**
+   * Takes the waiters of `signal` out of the queue, with its reason, when it is aborted: one listener
+   * per signal (a check's requests share its signal, and Node warns past ten listeners on one).
+   */
+  private follow(signal: AbortSignal): void {
+    if (this.followed.has(signal)) return;
+    this.followed.add(signal);
+    signal.addEventListener(
+      'abort',
+      () => {
+        const leaving = this.queue.filter((w) => w.signal === signal);
+        if (leaving.length === 0) return;
+        for (const w of leaving) this.queue.splice(this.queue.indexOf(w), 1);
+        for (const w of leaving) w.reject(signal.reason);
+        this.pump();
+      },
+      { once: true },
+    );
+  }
+
+  /** Ends the run's waiting: every request waiting and every one asking later is refused with `reason`. */
+  private giveUp(reason: string): void {
+    if (this.givenUp !== undefined) return;
+    this.givenUp = reason;
+    const waiting = this.queue.splice(0);
+    for (const w of waiting) w.reject(new PaceGivenUp(reason));
+    this.pump();
   }
 
   /** The current pace in requests a second, or undefined when it does not limit. */
@@ -193,9 +251,9 @@ export class Pace {
     let at = Math.max(now, this.holdUntil);
     for (const window of [this.ceiling, this.declared]) {
       if (!window || this.starts.length < window.limit) continue;
-      // The start `limit` starts back must have left the window.
+      // The start `limit` starts back must have left the window, as a log to the millisecond shows it.
       const oldest = this.starts[this.starts.length - window.limit]!;
-      at = Math.max(at, oldest + window.ms);
+      at = Math.max(at, oldest + window.ms + LOG_PRECISION_MS);
     }
     const rate = this.rate(now);
     if (rate !== undefined) at = Math.max(at, this.lastStart + 1_000 / rate);
@@ -247,13 +305,25 @@ export class Pace {
     const waitedMs = now - waiter.since;
     this.waited += waitedMs;
     let ended = false;
+    let startedAt = now;
     waiter.resolve({
       waitedMs,
+      sent: (at) => {
+        if (at <= startedAt) return;
+        // Moved to when it was sent, the starts kept in order.
+        const i = this.starts.lastIndexOf(startedAt);
+        if (i >= 0) this.starts.splice(i, 1);
+        let j = this.starts.length;
+        while (j > 0 && this.starts[j - 1]! > at) j--;
+        this.starts.splice(j, 0, at);
+        if (this.lastStart === startedAt) this.lastStart = at;
+        startedAt = at;
+      },
       done: (answer, again = false) => {
         if (ended) return;
         ended = true;
         this.inFlight--;
-        if (answer) this.learn(answer, now, again);
+        if (answer) this.learn(answer, startedAt, again);
         this.pump();
       },
     });
@@ -269,14 +339,22 @@ export class Pace {
     const sentSince = startedAt >= this.reactedAt;
     if (isRefusal(answer)) {
       this.refusals++;
+      this.refusedSince ??= now;
       const retryAfter = retryAfterMs(answer.headers['retry-after'], Date.now());
-      if (retryAfter !== undefined) this.holdUntil = Math.max(this.holdUntil, now + retryAfter);
+      if (retryAfter !== undefined && retryAfter > this.maxHoldMs)
+        this.giveUp(
+          `the deployment asked to wait ${Math.round(retryAfter / 1000)} s (${answer.status}, Retry-After ${answer.headers['retry-after']}), longer than a run waits (${Math.round(this.maxHoldMs / 1000)} s)`,
+        );
+      else if (now - this.refusedSince > this.maxHoldMs)
+        this.giveUp(
+          `the deployment answered nothing but ${answer.status} for ${Math.round((now - this.refusedSince) / 1000)} s, longer than a run waits (${Math.round(this.maxHoldMs / 1000)} s)`,
+        );
+      if (retryAfter !== undefined) this.hold(now, retryAfter);
       if (sentSince) {
         this.reactedAt = now;
         if (retryAfter === undefined) {
           this.escalations++;
-          const hold = Math.min(MAX_DEFAULT_HOLD_MS, DEFAULT_HOLD_MS * 2 ** (this.escalations - 1));
-          this.holdUntil = Math.max(this.holdUntil, now + hold);
+          this.hold(now, Math.min(MAX_DEFAULT_HOLD_MS, DEFAULT_HOLD_MS * 2 ** (this.escalations - 1)));
         }
         // A 503 this request got before may be its own trouble (client.ts), not load shed.
         if (answer.status === 429 || !again) {
@@ -287,6 +365,7 @@ export class Pace {
     } else {
       if (sentSince) this.escalations = 0;
       this.answered++;
+      this.refusedSince = undefined;
     }
     this.learnDeclared(answer.headers, now);
   }
@@ -306,7 +385,12 @@ export class Pace {
       this.declared = { limit: quota.limit, ms: quota.windowSeconds * 1_000 };
     // Nothing left for the requests already in flight: wait for the window to reset.
     if (quota.remaining !== undefined && quota.resetSeconds !== undefined && quota.remaining <= this.inFlight)
-      this.holdUntil = Math.max(this.holdUntil, now + quota.resetSeconds * 1_000);
+      this.hold(now, quota.resetSeconds * 1_000);
+  }
+
+  /** Holds every new request `ms` from now, unless that is longer than the pace holds (maxHoldMs). */
+  private hold(now: number, ms: number): void {
+    if (ms <= this.maxHoldMs) this.holdUntil = Math.max(this.holdUntil, now + ms);
   }
 }
 
@@ -406,7 +490,7 @@ function wholeNumber(value: string | undefined): number | undefined {
  * The run's pace (pace.ts): one per run, shared by every client of every check, as the connection
  * pool is, so that the run as a whole meets the deployment's rate limit.
  */
-export function runPace(config: Pick<Config, 'runId' | 'rateLimit' | 'concurrency'>): Pace {
+export function runPace(config: Pick<Config, 'runId' | 'rateLimit' | 'concurrency' | 'timeoutMs'>): Pace {
   const key = Symbol.for('petstore-conformance.paces');
   const holder = globalThis as { [key]?: Map<string, Pace> };
   holder[key] ??= new Map();
@@ -415,6 +499,7 @@ export function runPace(config: Pick<Config, 'runId' | 'rateLimit' | 'concurrenc
   if (pace === undefined) {
     pace = new Pace({
       concurrency: config.concurrency ?? DEFAULT_CONCURRENCY,
+      maxHoldMs: rateLimitPatienceMs(config.timeoutMs),
       ...(config.rateLimit === undefined ? {} : { ratePerSecond: config.rateLimit }),
     });
     holder[key].set(id, pace);
@@ -427,7 +512,9 @@ export function runPace(config: Pick<Config, 'runId' | 'rateLimit' | 'concurrenc
  * pace. Time budgets of checks are measured on it, so that a deployment's rate limit slows a run
  * rather than cutting its checks short.
  */
-export function runClock(config: Pick<Config, 'runId' | 'rateLimit' | 'concurrency'>): () => number {
+export function runClock(
+  config: Pick<Config, 'runId' | 'rateLimit' | 'concurrency' | 'timeoutMs'>,
+): () => number {
   const pace = runPace(config);
   return () => performance.now() - pace.heldTime();
 }

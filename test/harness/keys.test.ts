@@ -1,6 +1,8 @@
+import { execFileSync } from 'node:child_process';
 import { describe, expect, test } from 'vitest';
 import {
   keySecrets,
+  keyShellWord,
   MIN_HALF_LENGTH,
   NEAR_MISSES,
   nearMissKey,
@@ -77,5 +79,22 @@ describe(`a key under ${SHORT_KEY_LENGTH} characters`, () => {
     expect(shortKeyWarning('🐈'.repeat(SHORT_KEY_LENGTH))).toBeUndefined();
     expect(shortKeyWarning(undefined)).toBeUndefined();
     expect(shortKeyWarning('')).toBeUndefined();
+  });
+});
+
+describe('a key as a curl line spells it: read from PETSTORE_API_KEY when the line runs', () => {
+  const keys = ['k3y-abcdefghijKLMNOP-0042', 'Zz9876543210abcdef0', 'UPPER-lower-MiXeD-1234567890'];
+  test.each(keys)('%s: each near miss, run by sh, is the near miss the suite sent', (key) => {
+    for (const kind of [undefined, ...NEAR_MISSES]) {
+      const expected = kind === undefined ? key : nearMissKey(key, kind);
+      if (expected === undefined) continue;
+      const out = execFileSync('sh', ['-c', `printf '%s' ${keyShellWord(kind, key)}`], {
+        env: { PATH: process.env.PATH, PETSTORE_API_KEY: key, LC_ALL: 'C' },
+        encoding: 'utf8',
+      });
+      expect(out, `${kind ?? 'the key'}`).toBe(expected);
+      // and the word itself holds no part of the key
+      expect(keyShellWord(kind, key)).not.toContain(key.slice(0, 8));
+    }
   });
 });

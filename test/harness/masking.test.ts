@@ -4,7 +4,7 @@ import { Client } from '../../suites/harness/client.ts';
 import { ConformanceError } from '../../suites/harness/errors.ts';
 import { formatExchange } from '../../suites/harness/exchange.ts';
 import { expectStatus } from '../../suites/harness/expect.ts';
-import { NEAR_MISSES, nearMissKey } from '../../suites/harness/keys.ts';
+import { keyShellWord, NEAR_MISSES, nearMissKey } from '../../suites/harness/keys.ts';
 import { createRedactor, MASK, redactUrl, registerSecret } from '../../suites/harness/redact.ts';
 import { testConfig } from '../helpers/config.ts';
 import { type HandMadeServer, httpServer, silentServer } from '../helpers/servers.ts';
@@ -68,8 +68,9 @@ describe('secrets are masked everywhere a failure shows', () => {
     const shown = everythingShown(err, api);
     expect(shown).not.toContain(KEY);
     expect(shown).not.toContain('tok-0987654321');
+    // The key as the line reads it when it runs: from PETSTORE_API_KEY (keys.ts keyShellWord).
     expect(err.reproduce).toBe(
-      `curl -i -sS -H 'authorization: ***' -H 'x-api-key: ***' '${server.url}/pets'`,
+      `curl -i -sS -H 'authorization: ***' -H 'x-api-key: '"$PETSTORE_API_KEY" '${server.url}/pets'`,
     );
     expect(res.exchange.responseHeaders?.['x-echo-key']).toBe('***');
   });
@@ -80,11 +81,14 @@ describe('secrets are masked everywhere a failure shows', () => {
     const res = await api.get('/pets', { query: { limit: 3 } });
     const err = failureOf(() => expectStatus(res, 200));
     expect(everythingShown(err, api)).not.toContain(KEY);
-    expect(err.reproduce).toBe(`curl -i -sS '${server.url}/pets?limit=3&api_key=***'`);
+    expect(err.reproduce).toBe(`curl -i -sS '${server.url}/pets?limit=3&api_key='"$PETSTORE_API_KEY"`);
 
     const headerApi = new Client(testConfig(server.url, { apiKey: KEY }));
     const wrong = await headerApi.get('/pets', { auth: 'wrong' });
-    expect(wrong.reproduce).toBe(`curl -i -sS -H 'x-api-key: ***' '${server.url}/pets'`);
+    // A wrong key is no secret: the line sends it as it is, and the record shows the header masked.
+    expect(wrong.reproduce).toMatch(
+      new RegExp(`^curl -i -sS -H 'x-api-key: ''wrong-[0-9a-f]{16}' '${server.url}/pets'$`),
+    );
     expect(JSON.stringify(wrong.exchange)).not.toMatch(/wrong-[0-9a-f]{16}/);
   });
 
@@ -100,7 +104,11 @@ describe('secrets are masked everywhere a failure shows', () => {
       expect(res.text).toContain(JSON.stringify(sent)); // the server did echo it
       const err = failureOf(() => expectStatus(res, 401));
       expect(everythingShown(err, api)).not.toContain(sent);
-      expect(err.reproduce).toBe(`curl -i -sS -H 'x-api-key: ***' '${server.url}/pets'`);
+      // The near miss as the line spells it from PETSTORE_API_KEY, none of the key in it.
+      expect(err.reproduce).toBe(
+        `curl -i -sS -H 'x-api-key: '${keyShellWord(nearMiss, key)} '${server.url}/pets'`,
+      );
+      expect(err.reproduce).not.toContain(key.slice(0, 8));
       expect(res.exchange.responseHeaders?.['x-echo-key']).toBe('***');
     }
   });
@@ -135,7 +143,7 @@ describe('secrets are masked everywhere a failure shows', () => {
     const res = await api.post('/pets', { json: { id: 1, name: 'pets', tag: 'petstore-conformance x' } });
     // Sent: the key in its query parameter only, the rest as the suite wrote it.
     expect(res.reproduce).toBe(
-      `curl -i -sS -X POST -H 'content-type: application/json' --data-binary '{"id":1,"name":"pets","tag":"petstore-conformance x"}' '${server.url}/pets?key=***'`,
+      `curl -i -sS -X POST -H 'content-type: application/json' --data-binary '{"id":1,"name":"pets","tag":"petstore-conformance x"}' '${server.url}/pets?key='"$PETSTORE_API_KEY"`,
     );
     expect(res.exchange.requestBody?.text).toBe('{"id":1,"name":"pets","tag":"petstore-conformance x"}');
     // Came back: the server echoed the URL (the key with it), masked wherever it holds the word.
@@ -152,7 +160,9 @@ describe('secrets are masked everywhere a failure shows', () => {
     const api = new Client(testConfig(server.url, { apiKey: KEY }));
     const res = await api.get(`${server.url}/items/1?token=${encodeURIComponent(KEY)}`);
     expect(res.exchange.url).toBe(`${server.url}/items/1?token=***`);
-    expect(res.reproduce).toBe(`curl -i -sS -H 'x-api-key: ***' '${server.url}/items/1?token=***'`);
+    expect(res.reproduce).toBe(
+      `curl -i -sS -H 'x-api-key: '"$PETSTORE_API_KEY" '${server.url}/items/1?token=***'`,
+    );
     // A path the check composed is its own: shown as sent.
     const own = await api.get('/items/1', { query: { token: 'not-a-secret' } });
     expect(own.exchange.url).toBe(`${server.url}/items/1?token=not-a-secret`);

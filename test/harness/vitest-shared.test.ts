@@ -15,12 +15,14 @@ vi.mock('node:os', async (original) => {
 });
 afterAll(() => vi.doUnmock('node:os'));
 
+const config = testConfig('http://127.0.0.1:9/v1');
+
 /** The options suiteVitestOptions() gives on a machine of `cores` cores, as JSON (the sequencer by name). */
 async function optionsOn(cores: number) {
   machine.cores = cores;
   vi.resetModules();
   const { suiteVitestOptions } = await import('../../suites/vitest.shared.ts');
-  const options = suiteVitestOptions(testConfig('http://127.0.0.1:9/v1'));
+  const options = suiteVitestOptions(config);
   const sequencer = options.sequence?.sequencer?.name;
   return JSON.parse(JSON.stringify({ ...options, sequence: { ...options.sequence, sequencer } }));
 }

@@ -9,8 +9,11 @@ import type { ServerResponse } from 'node:http';
 import { intercept, type Wrap } from './wrap.ts';
 
 export interface LimiterOptions {
-  /** How a refused request is answered. */
-  readonly refuse: { status: 429 | 503; retryAfter: boolean };
+  /**
+   * How a refused request is answered: its status, and a Retry-After of the seconds until a request
+   * would pass (true), of an hour ('long'), or none (false).
+   */
+  readonly refuse: { status: 429 | 503; retryAfter: boolean | 'long' };
   /** Declare the quota on every answer: RateLimit-Policy and RateLimit (draft 08 structured form). */
   readonly declare?: boolean;
 }
@@ -20,7 +23,8 @@ const now = () => performance.now();
 
 function refuse(res: ServerResponse, options: LimiterOptions, waitMs: number): void {
   const headers: Record<string, string> = { 'content-type': 'application/problem+json' };
-  if (options.refuse.retryAfter) headers['retry-after'] = String(Math.max(1, Math.ceil(waitMs / 1000)));
+  if (options.refuse.retryAfter === 'long') headers['retry-after'] = '3600';
+  else if (options.refuse.retryAfter) headers['retry-after'] = String(Math.max(1, Math.ceil(waitMs / 1000)));
   res.writeHead(options.refuse.status, headers);
   res.end(
     options.refuse.status === 429 ? '{"title":"Too Many Requests"}' : '{"title":"Service Unavailable"}',

@@ -1,0 +1,118 @@
+// A run meets a deployment's rate limit as a whole (suites/harness/pace.ts): --rate-limit caps it from
+// the start, and a deployment that refuses everything for the rate is a run that could not judge,
+// never a failure of the contract. The limiters of several shapes a correct server sits behind are
+// conformant variants (test/variants/limited.ts).
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { DEFAULT_RUN_REQUESTS } from '../../cli/console/progress.ts';
+import { build, type CliResult, type Json, readJson, runCli } from '../helpers/cli.ts';
+import { refuseEverything } from '../variants/servers/limiter.ts';
+import { reference } from '../variants/servers/reference.ts';
+
+let work = '';
+const runs: Record<'paced' | 'refused', CliResult> = {} as never;
+let served = 0;
+
+beforeAll(async () => {
+  await build();
+  work = await mkdtemp(path.join(tmpdir(), 'petstore-conformance-rate-'));
+  const counting = await reference({
+    wrap: (handler) => (req, res) => {
+      served++;
+      handler(req, res);
+    },
+  });
+  try {
+    runs.paced = await runCli(
+      [
+        '--base-url',
+        counting.url,
+        '--strict',
+        '--seed',
+        '11',
+        '--rate-limit',
+        '50',
+        '--report-dir',
+        path.join(work, 'paced'),
+      ],
+      { timeoutMs: 120_000 },
+    );
+  } finally {
+    await counting.close();
+  }
+  // Every request refused with a Retry-After longer than a request waits: each check gives up at once.
+  const refusing = await reference({
+    wrap: refuseEverything({ refuse: { status: 429, retryAfter: 'long' } }),
+  });
+  try {
+    runs.refused = await runCli(['--base-url', refusing.url, '--report-dir', path.join(work, 'refused')], {
+      timeoutMs: 120_000,
+    });
+  } finally {
+    await refusing.close();
+  }
+}, 300_000);
+
+afterAll(async () => {
+  if (work) await rm(work, { recursive: true, force: true });
+});
+
+const output = (r: CliResult) => `exit ${r.code}\n${r.stdout}\n${r.stderr}`;
+
+describe('--rate-limit 50 against the reference', () => {
+  test('is conformant, and says at its start how long it will take', () => {
+    const r = runs.paced;
+    expect(r.code, output(r)).toBe(0);
+    expect(r.stdout).toMatch(
+      /^pace: {4}at most 50 requests a second \(--rate-limit\): about \d+ requests, at least \d+ s$/m,
+    );
+  });
+
+  test('never sends more than 50 requests in any second, as exchanges.har shows them', () => {
+    const har = readJson(path.join(work, 'paced', 'exchanges.har'));
+    // Sent when its time in the queue (HAR's timings.blocked: here, waiting for the pace) was over.
+    const starts = (har.log.entries as Json[])
+      .map((e) => Date.parse(e.startedDateTime) + e.timings.blocked)
+      .sort((a, b) => a - b);
+    expect(starts.length).toBeGreaterThan(100);
+    let most = 0;
+    for (let i = 0; i < starts.length; i++) {
+      let j = i;
+      while (j < starts.length && starts[j]! < starts[i]! + 1_000) j++;
+      most = Math.max(most, j - i);
+    }
+    expect(most).toBeLessThanOrEqual(50);
+    // and it is not slower than it must be: the run's requests at 50 a second, with room for the rest
+    const spanS = (starts.at(-1)! - starts[0]!) / 1000;
+    expect(spanS).toBeLessThan(starts.length / 50 + 10);
+  });
+
+  test("summary.json's traffic is what the HAR holds and the server received; the pace it announced is a fair estimate", () => {
+    const summary = readJson(path.join(work, 'paced', 'summary.json'));
+    const har = readJson(path.join(work, 'paced', 'exchanges.har'));
+    const entries = har.log.entries as Json[];
+    const creates = entries.filter(
+      (e) => e._operation === 'POST /pets' && e.response.status >= 200 && e.response.status <= 299,
+    ).length;
+    expect(summary.traffic).toEqual({ requests: entries.length, creates });
+    // The one reachability probe before the run is the server's, not the run's.
+    expect(served - 1).toBe(entries.length);
+    expect(summary.options.rateLimit).toBe(50);
+    expect(Math.abs(entries.length - DEFAULT_RUN_REQUESTS) / DEFAULT_RUN_REQUESTS).toBeLessThan(0.25);
+  });
+});
+
+describe('a deployment that refuses every request for the rate', () => {
+  test('is a run that could not judge (exit 2), naming the rate limit and --rate-limit, not a failure', () => {
+    const r = runs.refused;
+    expect(r.code, output(r)).toBe(2);
+    expect(output(r)).toMatch(/rate limit/);
+    expect(output(r)).toContain('--rate-limit');
+    const summary = readJson(path.join(work, 'refused', 'summary.json'));
+    expect(summary.verdict).toBe('non-conformant');
+    expect(summary.error).toMatch(/^the deployment's rate limit kept \d+ gating requirements/);
+    expect(summary.results.filter((x: Json) => x.status === 'failed')).toEqual([]);
+  });
+});
