@@ -79,11 +79,12 @@ export const KEY_VARIABLE = 'PETSTORE_API_KEY';
 /**
  * The configured key (no `nearMiss`), or a near miss of it, as one POSIX sh word that reads the key
  * from PETSTORE_API_KEY when it runs: a curl line sends the same key as the suite did and holds no
- * secret. Characters as sh counts them (`${k%?}`, `cut -c`): bytes in the C locale, as ASCII keys are.
+ * secret. Where the variable is not set the word is `***`, the mask reproduce lines always had
+ * (CONTRACT.md): a line whose `***` a tool replaces with the key still sends it. Characters as sh counts them (`${k%?}`, `cut -c`): bytes in the C locale, as ASCII keys are.
  * `key` gives only the length of a first half, never what is written.
  */
 export function keyShellWord(nearMiss: NearMiss | undefined, key: string): string {
-  const k = `"$${KEY_VARIABLE}"`;
+  const k = `"\${${KEY_VARIABLE}:-***}"`;
   switch (nearMiss) {
     case undefined:
       return k;
@@ -92,7 +93,7 @@ export function keyShellWord(nearMiss: NearMiss | undefined, key: string): strin
     case 'case-flipped':
       return `"$(printf '%s' ${k} | tr 'A-Za-z' 'a-zA-Z')"`;
     case 'character-appended':
-      return `"\${${KEY_VARIABLE}}0"`;
+      return `"\${${KEY_VARIABLE}:-***}0"`;
     case 'first-half':
       return `"$(printf '%s' ${k} | cut -c1-${Math.floor([...key].length / 2)})"`;
   }

@@ -70,7 +70,7 @@ describe('secrets are masked everywhere a failure shows', () => {
     expect(shown).not.toContain('tok-0987654321');
     // The key as the line reads it when it runs: from PETSTORE_API_KEY (keys.ts keyShellWord).
     expect(err.reproduce).toBe(
-      `curl -i -sS -H 'authorization: ***' -H 'x-api-key: '"$PETSTORE_API_KEY" '${server.url}/pets'`,
+      `curl -i -sS -H 'authorization: ***' -H 'x-api-key: '"\${PETSTORE_API_KEY:-***}" '${server.url}/pets'`,
     );
     expect(res.exchange.responseHeaders?.['x-echo-key']).toBe('***');
   });
@@ -81,7 +81,7 @@ describe('secrets are masked everywhere a failure shows', () => {
     const res = await api.get('/pets', { query: { limit: 3 } });
     const err = failureOf(() => expectStatus(res, 200));
     expect(everythingShown(err, api)).not.toContain(KEY);
-    expect(err.reproduce).toBe(`curl -i -sS '${server.url}/pets?limit=3&api_key='"$PETSTORE_API_KEY"`);
+    expect(err.reproduce).toBe(`curl -i -sS '${server.url}/pets?limit=3&api_key='"\${PETSTORE_API_KEY:-***}"`);
 
     const headerApi = new Client(testConfig(server.url, { apiKey: KEY }));
     const wrong = await headerApi.get('/pets', { auth: 'wrong' });
@@ -143,7 +143,7 @@ describe('secrets are masked everywhere a failure shows', () => {
     const res = await api.post('/pets', { json: { id: 1, name: 'pets', tag: 'petstore-conformance x' } });
     // Sent: the key in its query parameter only, the rest as the suite wrote it.
     expect(res.reproduce).toBe(
-      `curl -i -sS -X POST -H 'content-type: application/json' --data-binary '{"id":1,"name":"pets","tag":"petstore-conformance x"}' '${server.url}/pets?key='"$PETSTORE_API_KEY"`,
+      `curl -i -sS -X POST -H 'content-type: application/json' --data-binary '{"id":1,"name":"pets","tag":"petstore-conformance x"}' '${server.url}/pets?key='"\${PETSTORE_API_KEY:-***}"`,
     );
     expect(res.exchange.requestBody?.text).toBe('{"id":1,"name":"pets","tag":"petstore-conformance x"}');
     // Came back: the server echoed the URL (the key with it), masked wherever it holds the word.
@@ -161,7 +161,7 @@ describe('secrets are masked everywhere a failure shows', () => {
     const res = await api.get(`${server.url}/items/1?token=${encodeURIComponent(KEY)}`);
     expect(res.exchange.url).toBe(`${server.url}/items/1?token=***`);
     expect(res.reproduce).toBe(
-      `curl -i -sS -H 'x-api-key: '"$PETSTORE_API_KEY" '${server.url}/items/1?token=***'`,
+      `curl -i -sS -H 'x-api-key: '"\${PETSTORE_API_KEY:-***}" '${server.url}/items/1?token=***'`,
     );
     // A path the check composed is its own: shown as sent.
     const own = await api.get('/items/1', { query: { token: 'not-a-secret' } });

@@ -131,7 +131,7 @@ describe('what a reporter of the CLI receives from a run of the suites', () => {
     );
     expect(blockedTest?.meta.blockedBy).toEqual(['CREATE-OK']);
     expect(blockedTest?.meta.blockedEvidence).toMatchObject({
-      reproduce: `curl -i -sS -H 'x-api-key: '"$PETSTORE_API_KEY" '${server.url}/pets'`,
+      reproduce: `curl -i -sS -H 'x-api-key: '"\${PETSTORE_API_KEY:-***}" '${server.url}/pets'`,
     });
     // Blocked by itself: a failure.
     const [selfBlocked] = byName('SHOW-UNKNOWN-NOT-2XX');
@@ -155,7 +155,7 @@ describe('what a reporter of the CLI receives from a run of the suites', () => {
         method: 'GET',
         url: `${server.url}/pets`,
         status: 500,
-        reproduce: `curl -i -sS -H 'x-api-key: '"$PETSTORE_API_KEY" '${server.url}/pets'`,
+        reproduce: `curl -i -sS -H 'x-api-key: '"\${PETSTORE_API_KEY:-***}" '${server.url}/pets'`,
       },
     ]);
     expect(JSON.stringify(seen.map((t) => t.meta))).not.toContain('harness-secret-key');
@@ -163,12 +163,12 @@ describe('what a reporter of the CLI receives from a run of the suites', () => {
     expect(error.name).toBe('ConformanceError');
     expect(error.expected).toBe('status 200');
     expect(error.received).toBe('500, JSON object {"error":"boom"}');
-    expect(error.reproduce).toBe(`curl -i -sS -H 'x-api-key: '"$PETSTORE_API_KEY" '${server.url}/pets'`);
+    expect(error.reproduce).toBe(`curl -i -sS -H 'x-api-key: '"\${PETSTORE_API_KEY:-***}" '${server.url}/pets'`);
     expect(error.exchanges).toMatchObject([
       { method: 'GET', status: 500, responseBody: { text: '{"error":"boom"}' } },
     ]);
     expect(error.message).toBe(
-      `expected: status 200\nreceived: 500, JSON object {"error":"boom"}\nreproduce: curl -i -sS -H 'x-api-key: '"$PETSTORE_API_KEY" '${server.url}/pets'`,
+      `expected: status 200\nreceived: 500, JSON object {"error":"boom"}\nreproduce: curl -i -sS -H 'x-api-key: '"\${PETSTORE_API_KEY:-***}" '${server.url}/pets'`,
     );
     // What the reports show of each check, as the CLI's reporter kept it (vitest's public API only).
     const outcomeOf = (id: string) => collector.outcomes.filter((o) => o.requirementId === id);

@@ -86,13 +86,16 @@ function statusOf(received: string | undefined): string | undefined {
 }
 
 /**
- * Runs a reproduce line as a person would paste it: `sh -c`, the key put back in place of ***. What it
+ * Runs a reproduce line as a person would paste it: `sh -c`, the key in PETSTORE_API_KEY. What it
  * shows is the status line of its last answer: a single curl's, or that of the last request of a
  * script (a generated sequence replayed, whose last request is the one that failed).
  */
 function replay(line: string): Promise<string> {
   return new Promise((resolve) => {
-    const child = spawn('sh', ['-c', line.replaceAll('***', KEY)], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('sh', ['-c', line], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { PATH: process.env.PATH, PETSTORE_API_KEY: KEY },
+    });
     let out = '';
     child.stdout.on('data', (d) => {
       if (out.length < 64 * 1024) out += d;
