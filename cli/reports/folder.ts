@@ -178,6 +178,7 @@ export const REPORT_ENTRIES = new Set([
   'allure-history.jsonl',
   'exchanges.har',
   'ctrf-report.json',
+  'reproduce.sh',
 ]);
 
 /**

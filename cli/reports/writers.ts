@@ -11,6 +11,7 @@ import { eventsEnd } from './events.ts';
 import { harFile } from './har.ts';
 import { htmlReport } from './html.ts';
 import { junitXmlFile } from './junit.ts';
+import { reproduceScript } from './reproduce-sh.ts';
 import { summaryJsonFile } from './summary-json.ts';
 import { summaryMdFile } from './summary-md.ts';
 import type { Writer } from './writer.ts';
@@ -19,6 +20,7 @@ export const WRITERS: readonly Writer[] = [
   summaryJsonFile,
   junitXmlFile,
   summaryMdFile,
+  reproduceScript,
   ctrfReportFile,
   allureResults,
   htmlReport,
