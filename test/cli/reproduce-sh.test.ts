@@ -4,10 +4,10 @@
 // failed requirement with what was expected, and, run with the key in PETSTORE_API_KEY against the
 // same server, shows the failing answers again. A conformant run writes none.
 import { execFile, spawnSync } from 'node:child_process';
-import { promisify } from 'node:util';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { RunningServer } from '../../reference-impl/index.ts';
 import { build, type CliResult, type Json, readJson, runCli } from '../helpers/cli.ts';
@@ -74,7 +74,7 @@ describe('reproduce.sh', () => {
 
   test('holds no key and stops, saying why, when PETSTORE_API_KEY is not set', () => {
     expect(script).not.toContain(KEY);
-    expect(script).toContain('"${PETSTORE_API_KEY:-***}"');
+    expect(script).toContain(`"\${PETSTORE_API_KEY:-***}"`);
     const unset = spawnSync('sh', [path.join(faultyDir, 'reproduce.sh')], {
       env: { PATH: process.env.PATH },
       encoding: 'utf8',
