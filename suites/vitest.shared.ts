@@ -18,6 +18,9 @@ import { CONFIG_KEY, type Config, OPENAPI_KEY, REQUIREMENTS_KEY } from './harnes
  */
 const WORKERS = 1;
 
+/** Checks of a file running at once: more than any file declares (create.test.ts has some 90). */
+const MAX_CHECKS_AT_ONCE = 256;
+
 /**
  * The suite files in the order of their paths (create, cross, list, show), whatever vitest has
  * cached of earlier runs' durations (its own order): a file runs after the ones before it, and some
@@ -76,7 +79,10 @@ export function suiteVitestOptions(config: Config, openapi?: object): InlineConf
     isolate: false,
     fileParallelism: false,
     sequence: { concurrent: true, sequencer: PathOrder },
-    maxConcurrency: 64,
+    // Every check of a file starts at once: the pace (harness/pace.ts, --concurrency) bounds the
+    // requests in flight. A lower bound here held back a file's later checks until earlier ones
+    // ended: round trips waited for one after another at a distance.
+    maxConcurrency: MAX_CHECKS_AT_ONCE,
     passWithNoTests: false,
     watch: false,
     ...compiledHarness(),
