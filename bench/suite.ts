@@ -152,23 +152,34 @@ export interface SuiteFigures {
   readonly ratio: number;
   /** HTTP requests one default run sends (counted by the server). */
   readonly requests: number;
-  readonly latency: {
-    readonly delayMs: number;
-    readonly full: RunFigures;
-    readonly requests: number;
-    /** Connections the run opened (each one a tunnel through the proxy, which costs a delay too). */
-    readonly connections: number;
-  };
+  /** The run through the delaying proxy, at each delay (0 first: the same path without the delay). */
+  readonly latency: readonly DelayedRuns[];
+  /**
+   * Round trips the run waits for one after another: (t at the longest delay − t at 0) / that delay,
+   * from the medians. Requests sent together count once; a chain of requests that wait for each
+   * other counts each.
+   */
+  readonly roundTrips: number;
   readonly start: {
     /** What `npm start` runs before the CLI, on an unchanged checkout: npm itself and scripts/build.mjs. */
     readonly unchangedMs: number;
   };
 }
 
+/** Runs of the suite through bench/latency.ts's proxy at one delay per request. */
+export interface DelayedRuns {
+  readonly delayMs: number;
+  readonly full: RunFigures;
+  readonly requests: number;
+  /** Connections the run opened (each one a tunnel through the proxy, which costs a delay too). */
+  readonly connections: number;
+}
+
 export async function suiteBench(options: {
   readonly runs: number;
   readonly latencyRuns: number;
-  readonly delayMs: number;
+  /** Delays added per request, in milliseconds, 0 first; the round trips are counted at the last. */
+  readonly delaysMs: readonly number[];
   readonly reference: () => Promise<ForkedReference>;
 }): Promise<SuiteFigures> {
   const reportDir = mkdtempSync(path.join(os.tmpdir(), 'petstore-bench-'));
@@ -196,8 +207,32 @@ export async function suiteBench(options: {
       counting.stop();
     }
 
-    // Across an ocean: a fresh reference for each run (the pets of one run would spare the next some creates).
-    const proxy = await latencyProxy(options.delayMs);
+    // Across an ocean: a fresh reference for each run (the pets of one run would spare the next some
+    // creates), through the same proxy at every delay, 0 included, so that only the delay differs.
+    const latency: DelayedRuns[] = [];
+    for (const delayMs of options.delaysMs) latency.push(await delayedRuns(delayMs));
+    const first = latency[0];
+    const last = latency.at(-1);
+    const roundTrips =
+      first && last && last.delayMs > 0 ? (last.full.wallMs - first.full.wallMs) / last.delayMs : Number.NaN;
+
+    const full = figures(fulls);
+    const floor = figures(floors);
+    return {
+      full,
+      floor,
+      ratio: full.wallMs / floor.wallMs,
+      requests,
+      latency,
+      roundTrips,
+      start: await startBench(),
+    };
+  } finally {
+    rmSync(reportDir, { recursive: true, force: true });
+  }
+
+  async function delayedRuns(delayMs: number): Promise<DelayedRuns> {
+    const proxy = await latencyProxy(delayMs);
     const far: Timed[] = [];
     let farRequests = 0;
     let connections = 0;
@@ -207,7 +242,8 @@ export async function suiteBench(options: {
         try {
           const tunnels = proxy.tunnels;
           const r = await timedNode([cli, ...args, '--base-url', reference.url, '--proxy', proxy.url]);
-          if (r.code !== 0) throw new Error(`the suite run through the delaying proxy exited ${r.code}`);
+          if (r.code !== 0)
+            throw new Error(`the suite run through the proxy adding ${delayMs} ms exited ${r.code}`);
           far.push(r);
           farRequests = (await reference.stats()).requests;
           connections = proxy.tunnels - tunnels;
@@ -218,19 +254,7 @@ export async function suiteBench(options: {
     } finally {
       await proxy.close();
     }
-
-    const full = figures(fulls);
-    const floor = figures(floors);
-    return {
-      full,
-      floor,
-      ratio: full.wallMs / floor.wallMs,
-      requests,
-      latency: { delayMs: options.delayMs, full: figures(far), requests: farRequests, connections },
-      start: await startBench(),
-    };
-  } finally {
-    rmSync(reportDir, { recursive: true, force: true });
+    return { delayMs, full: figures(far), requests: farRequests, connections };
   }
 }
 
