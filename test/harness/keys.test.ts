@@ -98,16 +98,19 @@ describe('a key as a curl line spells it: read from PETSTORE_API_KEY when the li
     }
   });
 
-  test.each(keys)('%s: with the variable unset and *** replaced by the key, as the mask was filled in before', (key) => {
-    for (const kind of [undefined, ...NEAR_MISSES]) {
-      const expected = kind === undefined ? key : nearMissKey(key, kind);
-      if (expected === undefined) continue;
-      const filled = keyShellWord(kind, key).replaceAll('***', key);
-      const out = execFileSync('sh', ['-c', `printf '%s' ${filled}`], {
-        env: { PATH: process.env.PATH, LC_ALL: 'C' },
-        encoding: 'utf8',
-      });
-      expect(out, `${kind ?? 'the key'}`).toBe(expected);
-    }
-  });
+  test.each(keys)(
+    '%s: with the variable unset and *** replaced by the key, as the mask was filled in before',
+    (key) => {
+      for (const kind of [undefined, ...NEAR_MISSES]) {
+        const expected = kind === undefined ? key : nearMissKey(key, kind);
+        if (expected === undefined) continue;
+        const filled = keyShellWord(kind, key).replaceAll('***', key);
+        const out = execFileSync('sh', ['-c', `printf '%s' ${filled}`], {
+          env: { PATH: process.env.PATH, LC_ALL: 'C' },
+          encoding: 'utf8',
+        });
+        expect(out, `${kind ?? 'the key'}`).toBe(expected);
+      }
+    },
+  );
 });

@@ -81,7 +81,9 @@ describe('secrets are masked everywhere a failure shows', () => {
     const res = await api.get('/pets', { query: { limit: 3 } });
     const err = failureOf(() => expectStatus(res, 200));
     expect(everythingShown(err, api)).not.toContain(KEY);
-    expect(err.reproduce).toBe(`curl -i -sS '${server.url}/pets?limit=3&api_key='"\${PETSTORE_API_KEY:-***}"`);
+    expect(err.reproduce).toBe(
+      `curl -i -sS '${server.url}/pets?limit=3&api_key='"\${PETSTORE_API_KEY:-***}"`,
+    );
 
     const headerApi = new Client(testConfig(server.url, { apiKey: KEY }));
     const wrong = await headerApi.get('/pets', { auth: 'wrong' });

@@ -163,7 +163,9 @@ describe('what a reporter of the CLI receives from a run of the suites', () => {
     expect(error.name).toBe('ConformanceError');
     expect(error.expected).toBe('status 200');
     expect(error.received).toBe('500, JSON object {"error":"boom"}');
-    expect(error.reproduce).toBe(`curl -i -sS -H 'x-api-key: '"\${PETSTORE_API_KEY:-***}" '${server.url}/pets'`);
+    expect(error.reproduce).toBe(
+      `curl -i -sS -H 'x-api-key: '"\${PETSTORE_API_KEY:-***}" '${server.url}/pets'`,
+    );
     expect(error.exchanges).toMatchObject([
       { method: 'GET', status: 500, responseBody: { text: '{"error":"boom"}' } },
     ]);
