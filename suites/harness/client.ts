@@ -370,13 +370,17 @@ export class Client {
           reproduce: toCurl(sent),
           exchanges: this.exchanges.slice(-3),
         };
-        if (!outcome.broken && !outcome.dropped) throw new ConformanceError(failure);
+        // A safe request whose connection dropped before any answer met the network (--retries sends
+        // it again); an unsafe one may have been dropped for what it sent (a body of megabytes cut
+        // off), which is its check's to judge.
+        const dropped = outcome.dropped && isSafeMethod(method);
+        if (!outcome.broken && !dropped) throw new ConformanceError(failure);
         // Whichever check sent it: ANY-HTTP-MESSAGE fails, and the check is blocked by it. A
         // connection dropped before any answer is one cause of the network's, named once, however
-        // many checks it hits; --retries sends a safe request again when it happens.
+        // many checks it hits.
         const broken = new BrokenMessage({
           ...failure,
-          expected: outcome.dropped
+          expected: dropped
             ? `an HTTP answer to ${method} ${path} (--retries 2 meets a network that drops connections)`
             : `a complete HTTP message in answer to ${method} ${path}, framed as its headers say (RFC 9112 §6)`,
           received: `${method} ${path}: ${failure.received}`,

@@ -111,6 +111,7 @@ export {
 export { type CheckContext, type Row, requirement } from './requirement.ts';
 export { freshId, type PetInput, runConfig, runTag } from './run.ts';
 export { checkSequences, IdRange, type SequenceOptions } from './sequences.ts';
+export { expectShownAsCreated, sameFields } from './shown.ts';
 export { type Spelling, spellingsOf } from './spellings.ts';
 
 /** The contract of spec/openapi.yaml, dereferenced and compiled (once per worker). */

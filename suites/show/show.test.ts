@@ -1,10 +1,11 @@
-import { expectShownAsCreated } from '../create/shown.ts';
 import {
   aPetToShow,
   blocked,
+  contract,
   createPet,
   exactInteger,
   expectJsonObject,
+  expectShownAsCreated,
   expectStatus,
   fail,
   integerOfText,
@@ -140,7 +141,7 @@ requirement.each('CREATE-PERSISTED', [{ case: 'a name and a tag of 300 character
   const expected = `status 200 and the pet as created, its name and tag of ${[...pet.name].length} and ${[...pet.tag].length} characters whole`;
   if (res.status === 404)
     blocked(NOT_FOUND_AFTER_CREATE, res, `status 200 to GET /pets/${pet.id}, created just before`);
-  expectShownAsCreated(res, pet, expected);
+  expectShownAsCreated(contract, res, pet, expected);
 });
 
 // A show answered 404 may be cached (a negative cache in front of the store): the pet created since
@@ -158,6 +159,6 @@ requirement.each(
     await createPet(ctx.api, pet, { alone: true });
     const res = await ctx.api.get(petPath(pet.id));
     const expected = `status 200 and pet ${pet.id}, created after a GET of it answered ${before.status}`;
-    expectShownAsCreated(res, pet, expected);
+    expectShownAsCreated(contract, res, pet, expected);
   },
 );

@@ -1,18 +1,15 @@
 /**
- * A pet read back against the pet created: shared by the checks of create.test.ts and those of
- * show.test.ts that create a pet alone and show it.
+ * A pet read back against the pet created: the id digit for digit and every field sent, for the
+ * checks of create.test.ts and show.test.ts that create a pet and show it.
  */
-import {
-  type ApiResponse,
-  clip,
-  contract,
-  differences,
-  exactInteger,
-  exactText,
-  fail,
-  type PetInput,
-  shownPet,
-} from '../harness/index.ts';
+import type { ApiResponse } from './client.ts';
+import type { Contract } from './contract.ts';
+import { clip } from './exchange.ts';
+import { fail } from './expect.ts';
+import { exactInteger, exactText } from './json.ts';
+import { differences } from './model.ts';
+import { shownPet } from './pets.ts';
+import type { PetInput } from './run.ts';
 
 /**
  * How a pet as shown differs from the pet sent: the id digit for digit, and every field sent equal,
@@ -27,6 +24,7 @@ export function sameFields(exact: Record<string, unknown>, sent: PetInput): stri
 
 /** Fails unless `res` is a 200 showing `pet` as it was sent (sameFields); `expected` says what was wanted. */
 export function expectShownAsCreated(
+  contract: Contract,
   res: ApiResponse,
   pet: PetInput,
   expected: string,
