@@ -12,6 +12,7 @@ export const limitedVariants: Variant[] = [
     kind: 'conformant',
     does: 'sits behind a token bucket of 20 requests a second, bursts of 40, refused with 429 and Retry-After: 1 (an API gateway, nginx limit_req)',
     breaks: [],
+    waits: true,
     server: { wrap: tokenBucket(20, 40, { refuse: { status: 429, retryAfter: true } }) },
   },
   {
@@ -19,6 +20,7 @@ export const limitedVariants: Variant[] = [
     kind: 'conformant',
     does: 'sits behind a fixed window of 60 requests a second, refused with 429 and the seconds left in the window',
     breaks: [],
+    waits: true,
     server: { wrap: fixedWindow(60, 1_000, { refuse: { status: 429, retryAfter: true } }) },
   },
   {
@@ -26,6 +28,7 @@ export const limitedVariants: Variant[] = [
     kind: 'conformant',
     does: 'sits behind a token bucket of 30 requests a second, refused with a bare 429 (no Retry-After)',
     breaks: [],
+    waits: true,
     server: { wrap: tokenBucket(30, 30, { refuse: { status: 429, retryAfter: false } }) },
   },
   {
@@ -33,6 +36,7 @@ export const limitedVariants: Variant[] = [
     kind: 'conformant',
     does: 'sheds load above 30 requests a second with 503 and Retry-After: 1',
     breaks: [],
+    waits: true,
     server: { wrap: tokenBucket(30, 30, { refuse: { status: 503, retryAfter: true } }) },
   },
   {
@@ -40,6 +44,7 @@ export const limitedVariants: Variant[] = [
     kind: 'conformant',
     does: 'declares a quota of 25 requests a second in RateLimit-Policy and RateLimit on every answer, and refuses with 429 past it',
     breaks: [],
+    waits: true,
     server: {
       wrap: tokenBucket(25, 25, { refuse: { status: 429, retryAfter: true }, declare: true }),
     },

@@ -34,6 +34,11 @@ export interface Variant {
     | { hostile: HostileServer };
   /** Extra command-line options of the run (always run with --strict). */
   args?: string[];
+  /**
+   * Its run mostly waits (on a rate limit) rather than computes: the variants test runs it in a lane
+   * of its own, beside the runs that keep the cores busy.
+   */
+  waits?: boolean;
 }
 
 /** The API key of the variants that require one. */
