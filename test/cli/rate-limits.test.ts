@@ -14,6 +14,8 @@ import { reference } from '../variants/servers/reference.ts';
 let work = '';
 const runs: Record<'paced' | 'refused', CliResult> = {} as never;
 let served = 0;
+/** What each request the server received said of its sender (the reachability probe's included). */
+const senders: { userAgent?: string; traceparent?: string }[] = [];
 
 beforeAll(async () => {
   await build();
@@ -21,6 +23,10 @@ beforeAll(async () => {
   const counting = await reference({
     wrap: (handler) => (req, res) => {
       served++;
+      senders.push({
+        ...(req.headers['user-agent'] === undefined ? {} : { userAgent: req.headers['user-agent'] }),
+        ...(req.headers.traceparent === undefined ? {} : { traceparent: String(req.headers.traceparent) }),
+      });
       handler(req, res);
     },
   });
@@ -101,6 +107,32 @@ describe('--rate-limit 50 against the reference', () => {
     expect(served - 1).toBe(entries.length);
     expect(summary.options.rateLimit).toBe(50);
     expect(Math.abs(entries.length - DEFAULT_RUN_REQUESTS) / DEFAULT_RUN_REQUESTS).toBeLessThan(0.25);
+  });
+});
+
+describe('every request says who sent it', () => {
+  test('each carries User-Agent: petstore-conformance/<version> and a traceparent of the trace summary.json names', () => {
+    const summary = readJson(path.join(work, 'paced', 'summary.json'));
+    const har = readJson(path.join(work, 'paced', 'exchanges.har'));
+    expect(summary.traceId).toMatch(/^[0-9a-f]{32}$/);
+    const sent = senders.slice(1); // the first is the reachability probe
+    expect(sent.length).toBeGreaterThan(100);
+    const userAgent = `petstore-conformance/${summary.tool.version}`;
+    expect(sent.filter((x) => x.userAgent !== userAgent)).toEqual([]);
+    const traceparent = new RegExp(`^00-${summary.traceId}-[0-9a-f]{16}-01$`);
+    expect(sent.filter((x) => !traceparent.test(x.traceparent ?? ''))).toEqual([]);
+    // One span per exchange, named in its HAR entry and in the header it sent.
+    const entries = har.log.entries as Json[];
+    const header = (e: Json, name: string) =>
+      (e.request.headers as { name: string; value: string }[]).find((h) => h.name.toLowerCase() === name)
+        ?.value;
+    for (const e of entries) {
+      expect(e._traceId).toBe(summary.traceId);
+      expect(header(e, 'traceparent')).toBe(`00-${summary.traceId}-${e._spanId}-01`);
+      expect(header(e, 'user-agent')).toBe(userAgent);
+    }
+    expect(new Set(entries.map((e) => e._spanId)).size).toBe(entries.length);
+    expect(new Set(sent.map((x) => x.traceparent)).size).toBe(sent.length);
   });
 });
 
