@@ -78,9 +78,10 @@ export interface TestOutcome {
   readonly slowAnswers?: SlowAnswers;
   /**
    * Not judged: the deployment's rate limit kept one of its requests from an answer longer than a
-   * run waits (task.meta.rateLimited; suites/harness/errors.ts RateLimited): what it says, masked.
+   * run waits (task.meta.rateLimited; suites/harness/errors.ts RateLimited): what it says, masked,
+   * and the requests a second the run's pace was down to then, when it had been cut.
    */
-  readonly rateLimited?: string;
+  readonly rateLimited?: { readonly message: string; readonly paceRate?: number };
 }
 
 export interface RequirementResult {
@@ -130,6 +131,8 @@ export interface RollUp {
    * refused longer than a run waits): with no gating failure, the run cannot judge (run/judge.ts).
    */
   readonly rateLimited: readonly string[];
+  /** The lowest pace (requests a second) the run was down to when the rate limit kept a check from an answer. */
+  readonly rateLimitedPace?: number;
   /** Problems of the suite that do not stop the verdict (tests without or with an unknown id). */
   readonly suiteWarnings: readonly string[];
 }

@@ -74,6 +74,7 @@ export function rollUp(
 
   const unjudged: string[] = [];
   const rateLimited: string[] = [];
+  let rateLimitedPace: number | undefined;
   const fiveHundreds = outcomes.flatMap((o) =>
     (o.serverErrors ?? []).map((e) => ({ ...e, checking: o.requirementId ?? o.name })),
   );
@@ -166,11 +167,22 @@ export function rollUp(
         gating: gates(r.level, options.strict),
       };
     }
-    const limited = tests.find((t) => t.rateLimited !== undefined);
+    const limited = tests.find((t) => t.rateLimited !== undefined)?.rateLimited;
     if (limited !== undefined) {
       // Not judged, never failed: a 429 is the deployment protecting itself, not a fault of the contract.
-      if (gates(r.level, options.strict)) rateLimited.push(r.id);
-      return { ...base, status: 'skipped', message: `not judged: ${limited.rateLimited}`, gating: false };
+      if (gates(r.level, options.strict)) {
+        rateLimited.push(r.id);
+        for (const t of tests) {
+          const pace = t.rateLimited?.paceRate;
+          if (pace !== undefined) rateLimitedPace = Math.min(rateLimitedPace ?? pace, pace);
+        }
+      }
+      return {
+        ...base,
+        status: 'skipped',
+        message: `not judged: ${limited.message}`,
+        gating: false,
+      };
     }
     if (tests.some((t) => t.state === 'passed'))
       return { ...base, status: 'passed', gating: false, ...flakinessOf(tests) };
@@ -193,7 +205,15 @@ export function rollUp(
   const verdict = judged.some((r) => (r.status === 'failed' || isBlockedResult(r)) && r.gating)
     ? 'non-conformant'
     : 'conformant';
-  return { results: judged, verdict, totals, unjudged, rateLimited, suiteWarnings };
+  return {
+    results: judged,
+    verdict,
+    totals,
+    unjudged,
+    rateLimited,
+    ...(rateLimitedPace === undefined ? {} : { rateLimitedPace }),
+    suiteWarnings,
+  };
 }
 
 /**

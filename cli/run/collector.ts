@@ -113,7 +113,7 @@ export class OutcomeCollector implements Reporter {
       suiteError?: unknown;
       blockedEvidence?: unknown;
       blockedOwnFault?: unknown;
-      rateLimited?: { message?: unknown };
+      rateLimited?: { message?: unknown; paceRate?: unknown };
     };
     const blockedBy = Array.isArray(meta.blockedBy)
       ? meta.blockedBy.filter((id) => typeof id === 'string')
@@ -141,7 +141,14 @@ export class OutcomeCollector implements Reporter {
         ? { suiteError: meta.suiteError }
         : {}),
       ...(result.state === 'skipped' && typeof meta.rateLimited?.message === 'string'
-        ? { rateLimited: meta.rateLimited.message }
+        ? {
+            rateLimited: {
+              message: meta.rateLimited.message,
+              ...(typeof meta.rateLimited.paceRate === 'number'
+                ? { paceRate: meta.rateLimited.paceRate }
+                : {}),
+            },
+          }
         : {}),
     };
     let outcome: CheckOutcome;

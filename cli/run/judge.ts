@@ -72,11 +72,11 @@ export function judge(
   if (summary.verdict === 'conformant' && summary.rateLimited.length > 0) {
     const ids = summary.rateLimited;
     const first = summary.results.find((r) => r.id === ids[0])?.message ?? '';
-    const rate = /pace was down to ([\d.]+) requests a second/.exec(first)?.[1];
+    const rate = summary.rateLimitedPace;
     const suggestion =
       rate === undefined
         ? 'rerun with --rate-limit at a pace the deployment allows'
-        : `rerun with --rate-limit ${Math.max(1, Math.floor(Number(rate)))} (the pace the run had come down to), or lower`;
+        : `rerun with --rate-limit ${Math.max(1, Math.floor(rate))} (the pace the run had come down to), or lower`;
     const reason = `the deployment's rate limit kept ${ids.length} gating requirement${ids.length === 1 ? '' : 's'} (${ids.slice(0, 5).join(', ')}${ids.length > 5 ? ', …' : ''}) from being judged; ${suggestion}`;
     return { kind: 'broken', reason, problems: [reason, first] };
   }

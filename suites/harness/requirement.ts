@@ -55,7 +55,7 @@ declare module 'vitest' {
      * The test was not judged: the deployment's rate limit kept one of its requests from an answer
      * longer than a run waits (RateLimited); its skip note says which request and how.
      */
-    rateLimited?: { message: string; reproduce: string };
+    rateLimited?: { message: string; reproduce: string; paceRate?: number };
     /** The test was not judged: these requirements' failures block it (its skip note says how). */
     blockedBy?: string[];
     /** What a blocked test needed, what came back, and the curl line (masked). */
@@ -257,7 +257,11 @@ function define(r: Requirement, row: Row | undefined, check: Check): void {
       keepEvidence(ctx, api.exchanges.slice(-FAILED_EVIDENCE));
       if (isRateLimited(err)) {
         // The deployment protecting itself is never its fault: not judged, and the run says so.
-        ctx.task.meta.rateLimited = { message: err.message, reproduce: err.init.reproduce };
+        ctx.task.meta.rateLimited = {
+          message: err.message,
+          reproduce: err.init.reproduce,
+          ...(err.init.paceRate === undefined ? {} : { paceRate: err.init.paceRate }),
+        };
         ctx.skip(`not judged: ${err.message}`);
       }
       // An answer that is not a complete HTTP message is ANY-HTTP-MESSAGE's, whichever check met it.

@@ -77,6 +77,43 @@ describe('judge', () => {
     });
   });
 
+  test('a rate limit that kept gating checks from an answer: could not judge, suggesting the lowest pace the run came down to', () => {
+    const limited = (paceRate?: number) => ({
+      rateLimited: {
+        message: 'rate-limited: GET /v1/pets still refused after 60000 ms',
+        ...(paceRate === undefined ? {} : { paceRate }),
+      },
+    });
+    const j = judge(
+      catalog,
+      checked([
+        outcome('LIST-A', 'skipped', limited(7.5)),
+        outcome('LIST-B', 'skipped', limited(12)),
+        outcome('LIST-B', 'passed'),
+        outcome('LIST-C', 'passed'),
+      ]),
+      config,
+    );
+    expect(j).toMatchObject({
+      kind: 'broken',
+      reason:
+        "the deployment's rate limit kept 2 gating requirements (LIST-A, LIST-B) from being judged; rerun with --rate-limit 7 (the pace the run had come down to), or lower",
+    });
+    const unknownPace = judge(
+      catalog,
+      checked([
+        outcome('LIST-A', 'skipped', limited()),
+        outcome('LIST-B', 'passed'),
+        outcome('LIST-C', 'passed'),
+      ]),
+      config,
+    );
+    expect(unknownPace).toMatchObject({
+      kind: 'broken',
+      reason: expect.stringMatching(/; rerun with --rate-limit at a pace the deployment allows$/),
+    });
+  });
+
   test('cut at the deadline: judged all the same, with a warning', () => {
     const j = judge(
       catalog,
