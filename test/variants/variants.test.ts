@@ -243,6 +243,10 @@ function describeRun(o: Outcome): string {
     ...results
       .filter(isBlocked)
       .map((r) => `  blocked ${r.id} by ${r.blockedBy!.join(', ')}: ${(r.message ?? '').split('\n')[0]}`),
+    // A declared break that did not fail: what became of it (passed, or skipped and why).
+    ...results
+      .filter((r) => o.variant.breaks.includes(r.id) && r.status !== 'failed' && !isBlocked(r))
+      .map((r) => `  ${r.status} ${r.id} (declared broken): ${(r.message ?? '').split('\n')[0] || '-'}`),
     o.summary ? '' : `  no summary.json; output:\n${o.output.slice(-3000)}`,
   ].join('\n');
 }
