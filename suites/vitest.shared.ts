@@ -13,20 +13,20 @@ import { CONFIG_KEY, type Config, OPENAPI_KEY, REQUIREMENTS_KEY } from './harnes
  * own: the same seed sent 619 requests and created 258 pets instead of 529 and 174 (in a process
  * shown 16 cores), and a conformant server answering every seventh request 429 was failed. On 2
  * cores one worker was also as fast as two, with 0.3 s less CPU (docs/benchmarks.md). Against a
- * server that never answers, a file takes about one timeout, so the run takes about 4 × timeoutMs
- * (the four files of suites/).
+ * server that never answers, a file takes about one timeout, so the run takes about 3 × timeoutMs
+ * (the three phases of suites/: 1-create.test.ts, 2-cross.test.ts, 3-list-and-show.test.ts).
  */
 const WORKERS = 1;
 
-/** Checks of a file running at once: more than any file declares (create.test.ts has some 90). */
+/** Checks of a file running at once: more than any file declares (2-cross.test.ts has some 100). */
 const MAX_CHECKS_AT_ONCE = 256;
 
 /**
- * The suite files in the order of their paths (create, cross, list, show), whatever vitest has
- * cached of earlier runs' durations (its own order): a file runs after the ones before it, and some
- * checks see the pets of the files before theirs (ANY-PET-SCHEMA's list shows the first pets stored,
- * CREATE-INT64-EXACT's among them when the create file ran first). A fixed order makes that the same
- * in every run.
+ * The suite files in the order of their paths (1-create, 2-cross, 3-list-and-show), whatever vitest has
+ * cached of earlier runs' durations (its own order): a file runs after the ones before it, and the
+ * checks of the later ones see the pets of the first (ANY-PET-SCHEMA's list shows the first pets stored,
+ * CREATE-INT64-EXACT's among them; a list check creates only the pets the first phase left short).
+ * A fixed order makes that the same in every run.
  */
 class PathOrder implements TestSequencer {
   shard(files: TestSpecification[]): TestSpecification[] {

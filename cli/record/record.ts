@@ -73,7 +73,7 @@ export interface CheckOutcome extends TestOutcome {
   readonly notes?: readonly string[];
   /** Its last exchanges, masked: a failed check's last ten, a passed check's last two. */
   readonly evidence?: readonly ExchangeRecord[];
-  /** Failed: the frames of its suite file in its error's stack ("at suites/list/list.test.ts:48:3"). */
+  /** Failed: the frames of its suite file in its error's stack ("at suites/list/list.checks.ts:48:3"). */
   readonly trace?: string;
 }
 

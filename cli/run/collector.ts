@@ -226,15 +226,18 @@ function shownOf(test: TestCase): Pick<CheckOutcome, 'caseLabel' | 'notes' | 'ev
 }
 
 /**
- * The stack frames worth showing of a failed check: those of its suite file (suites/list/list.test.ts),
- * relative to the package. Frames of the harness, vitest and Node say nothing about the server.
+ * The stack frames worth showing of a failed check: those of its checks module (suites/list/list.checks.ts)
+ * or suite file, relative to the package. Frames of the harness, vitest and Node say nothing about the server.
  */
 export function suiteFrames(stack: string | undefined): string | undefined {
   if (!stack) return undefined;
   const frames = stack
     .split('\n')
     .filter((line) => /^\s+at /.test(line))
-    .map((line) => /(?:^|[\s(/])(suites\/(?!harness\/)[^\s()]+\.test\.[cm]?[jt]s:\d+:\d+)/.exec(line)?.[1])
+    .map(
+      (line) =>
+        /(?:^|[\s(/])(suites\/(?!harness\/)[^\s()]+\.(?:test|checks)\.[cm]?[jt]s:\d+:\d+)/.exec(line)?.[1],
+    )
     .filter((frame): frame is string => frame !== undefined);
   return frames.length > 0 ? frames.map((f) => `at ${f}`).join('\n') : undefined;
 }

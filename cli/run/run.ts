@@ -197,6 +197,10 @@ async function judged(
       if (line !== undefined) out(line);
     },
   };
+  // A deployment that turns out unreachable stops the checks that started meanwhile: the run cannot
+  // judge, and says why (the CannotJudgeError target.reachable rejects with).
+  const unreachable = new AbortController();
+  target.reachable.catch((error: unknown) => unreachable.abort(error));
   const checked = await runChecks({
     plan,
     config,
@@ -204,10 +208,11 @@ async function judged(
     runSuites,
     staging,
     logBodyBytes: options.har ? LOG_BODY_BYTES : 0,
-    stop: stop,
+    stop: AbortSignal.any([stop, unreachable.signal]),
     events: listeners,
   });
   if (stop.aborted) throw new Interrupted(String(stop.reason));
+  await until(target.reachable);
   const judgement = judge(plan.spec.catalog, checked, config, plan.baseline, {
     ...(run.rerun ? { rerun: run.rerun } : {}),
     ...(plan.expected ? { expected: plan.expected } : {}),

@@ -1,6 +1,8 @@
 /**
  * Stage 3 of a run: the target. The bundled reference implementation, started on a free loopback
  * port, or a deployment that must at least accept a TCP connection (else the run cannot judge).
+ * Whether a deployment does is asked while the checks start (`reachable`), not before them: a
+ * deployment 200 ms away would otherwise keep every run waiting two round trips more.
  */
 import type { Config } from '../../suites/harness/config.ts';
 import type { Dependencies, ReferenceOptions } from './dependencies.ts';
@@ -15,11 +17,19 @@ export interface OpenTarget {
   readonly from: string;
   /** The run's one Config, its base URL this target's. */
   readonly config: Config;
+  /**
+   * Settles once the target is known to accept connections (at once for the reference); rejects with
+   * CannotJudgeError when it does not, and the run, whose checks started meanwhile, cannot judge.
+   */
+  readonly reachable: Promise<void>;
   /** Stops what this stage started (the reference); bounded in time, never rejects. */
   close(): Promise<void>;
 }
 
-/** Starts the reference or checks that the deployment is reachable; throws CannotJudgeError when not. */
+/**
+ * Starts the reference, or names the deployment and starts asking whether it is reachable (its
+ * `reachable` rejects with CannotJudgeError when not).
+ */
 export async function openTarget(
   options: Pick<RunPlan, 'target' | 'config'>,
   deps: Pick<Dependencies, 'startReference'>,
@@ -27,12 +37,16 @@ export async function openTarget(
   const { target, config } = options;
   mark(STAGE.targetOpening);
   if (target.kind === 'url') {
-    await checkReachable(target.baseUrl, Math.min(config.timeoutMs, 10_000), config.network);
-    mark(STAGE.targetOpen);
+    const reachable = checkReachable(target.baseUrl, Math.min(config.timeoutMs, 10_000), config.network).then(
+      () => mark(STAGE.targetOpen),
+    );
+    // Awaited by the run once its checks are under way; until then, a rejection is not unhandled.
+    reachable.catch(() => undefined);
     return {
       baseUrl: target.baseUrl,
       from: target.from,
       config: withBaseUrl(config, target.baseUrl),
+      reachable,
       close: async () => undefined,
     };
   }
@@ -47,6 +61,7 @@ export async function openTarget(
     baseUrl,
     from: 'bundled reference implementation, started for this run',
     config: withBaseUrl(config, baseUrl),
+    reachable: Promise.resolve(),
     close: () => withinMs(5_000, reference.close()),
   };
 }

@@ -558,7 +558,7 @@ class List implements Cmd {
     if (items.some((item, i) => r.ctx.contract.validate(r.petSchema, item, exact[i]).length > 0))
       report(r, res, 'ANY-PET-SCHEMA', 'a JSON array of Pets (by the schema)');
     own(res, m, r);
-    // Which pets a page shorter than its limit must hold is LIST-LIMIT-FILLS's own check (list.test.ts)
+    // Which pets a page shorter than its limit must hold is LIST-LIMIT-FILLS's own check (list.checks.ts)
     // to judge: with more pets stored than a page holds, a short page need not hold these.
   }
   toString(): string {

@@ -1,6 +1,6 @@
 /**
  * A pet read back against the pet created: the id digit for digit and every field sent, for the
- * checks of create.test.ts and show.test.ts that create a pet and show it.
+ * checks of create.checks.ts and show.checks.ts that create a pet and show it.
  */
 import type { ApiResponse } from './client.ts';
 import type { Contract } from './contract.ts';

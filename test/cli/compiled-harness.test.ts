@@ -32,7 +32,7 @@ test('the compiled options run a suite file with vitest transforming no module o
   const states: string[] = [];
   const vitest = await startVitest('test', [], {
     ...suiteVitestOptions(testConfig(reference.url, { only: ['SHOW-ID-MALFORMED'] })),
-    include: ['suites/show/show.test.ts'],
+    include: ['suites/3-list-and-show.test.ts'],
     config: false,
     reporters: [{ onTestCaseResult: (t: TestCase) => void states.push(t.result().state) }],
   });
@@ -41,8 +41,10 @@ test('the compiled options run a suite file with vitest transforming no module o
   ];
   await vitest.close();
   expect(states).toContain('passed');
-  // The suite file itself was transformed (the graph is the one the worker's modules go through) …
-  expect(transformed.filter((id) => id.endsWith('/suites/show/show.test.ts'))).toHaveLength(1);
+  // The suite file and its checks modules were transformed (the graph is the one the worker's
+  // modules go through) …
+  expect(transformed.filter((id) => id.endsWith('/suites/3-list-and-show.test.ts'))).toHaveLength(1);
+  expect(transformed.filter((id) => id.endsWith('/suites/show/show.checks.ts'))).toHaveLength(1);
   // … and of the harness, only the compiled entry is in it, resolved there and left to Node: none of
   // its TypeScript (the alias), none of the modules the entry imports (external).
   expect(transformed.filter((id) => id.includes('/suites/harness/'))).toEqual([

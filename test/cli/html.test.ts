@@ -108,7 +108,7 @@ const outcomes: CheckOutcome[] = [
         reproduce: "curl -sS 'https://staging.pets.example.com/v1/pets?limit=101'",
       },
     ],
-    trace: 'at suites/list/list.test.ts:48:3',
+    trace: 'at suites/list/list.checks.ts:48:3',
     evidence: [overMaxExchange],
   }),
   outcome('LIST-LIMIT-OVER-MAX', 'passed', {
@@ -228,7 +228,7 @@ describe('the Allure results of a run: one per requirement', () => {
     const [failed, passed] = steps;
     expect(failed?.statusDetails).toEqual({
       message: 'expected: status 400–499\nreceived: 200',
-      trace: 'at suites/list/list.test.ts:48:3',
+      trace: 'at suites/list/list.checks.ts:48:3',
     });
     // A failed check: its request and its response, each an attachment in a step of its own.
     expect(failed?.steps.map((s) => s.name)).toEqual([
@@ -259,11 +259,11 @@ describe('the Allure results of a run: one per requirement', () => {
         [
           'ConformanceError: expected: status 400–499',
           '    at fail (/work/x/suites/harness/expect.ts:21:9)',
-          '    at /work/x/suites/list/list.test.ts:48:3',
+          '    at /work/x/suites/list/list.checks.ts:48:3',
           '    at async file:///work/x/node_modules/@vitest/runner/dist/chunk-artifact.js:1903:20',
         ].join('\n'),
       ),
-    ).toBe('at suites/list/list.test.ts:48:3');
+    ).toBe('at suites/list/list.checks.ts:48:3');
     expect(suiteFrames('Error: x\n    at f (/a/suites/harness/client.ts:1:1)')).toBeUndefined();
   });
 

@@ -39,7 +39,7 @@ test("CREATE-CONCURRENT's burst is the widest of the run: wider than a setup's a
   expect(CONCURRENT_CREATES).toBeGreaterThan(SETUP_CONCURRENCY);
   expect(CONCURRENT_CREATES).toBeGreaterThan(GENERATED_CONCURRENCY);
   expect(CONCURRENT_CREATES).toBeGreaterThan(MINEFIELD_CONCURRENCY);
-  expect(CONCURRENT_CREATES).toBeGreaterThan(16); // the generated sequences at once (create.test.ts)
+  expect(CONCURRENT_CREATES).toBeGreaterThan(16); // the generated sequences at once (create.checks.ts)
 });
 
 test('the bodies of the JSON minefield go out within the sequential requests a check is given', () => {

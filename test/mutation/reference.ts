@@ -25,7 +25,7 @@ export interface Configuration {
 }
 
 /**
- * Registers, in the describe block it is called in, the suite's four files against the reference
+ * Registers, in the describe block it is called in, the suite's three phases against the reference
  * started as `server` says, with the Config `client` makes. The reference is loaded and started in
  * beforeAll, not while the file is collected, so that a mutant that keeps it from loading or
  * starting fails every check (Stryker would count a file that cannot be collected as no test run).
@@ -54,8 +54,7 @@ export async function checkReference({ server, client = {} }: Configuration): Pr
   });
   afterAll(() => running?.close());
   judgeAsTheRollUp();
-  await import('../../suites/create/create.test.ts');
-  await import('../../suites/cross/cross.test.ts');
-  await import('../../suites/list/list.test.ts');
-  await import('../../suites/show/show.test.ts');
+  await import('../../suites/1-create.test.ts');
+  await import('../../suites/2-cross.test.ts');
+  await import('../../suites/3-list-and-show.test.ts');
 }

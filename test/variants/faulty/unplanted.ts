@@ -2,7 +2,7 @@
  * Faults of kinds the checks were not written against (issue 18): strings altered on the way in, a
  * list that never shows what was created, writes lost under concurrency, nothing stored at all. The
  * suite finds them by holding every answer against what the run created (suites/harness/model.ts)
- * and by generated sequences of operations (suites/cross/sequences.test.ts).
+ * and by generated sequences of operations (suites/create/create.checks.ts).
  */
 import { isLosslessNumber, stringify } from 'lossless-json';
 import { MAX_BODY_BYTES } from '../../../reference-impl/index.ts';
@@ -332,8 +332,8 @@ export const unplantedVariants: Variant[] = [
     name: 'lost-after-150',
     kind: 'faulty',
     does: 'answers 201 to every valid create, and keeps no pet after the 150th',
-    // The pets of the checks that create alone (show.test.ts runs them after the creates of
-    // create.test.ts) are lost too: lost with no other create in flight, CREATE-PERSISTED's fault.
+    // The pets of the checks that create alone (show.checks.ts runs them after the creates of
+    // create.checks.ts) are lost too: lost with no other create in flight, CREATE-PERSISTED's fault.
     breaks: ['CREATE-CONCURRENT', 'CREATE-PERSISTED'],
     blocks: LOST_PETS_BLOCK,
     server: {

@@ -10,9 +10,9 @@ import {
   fail,
   integerOfText,
   isSuccess,
-  NOT_FOUND_AFTER_CREATE,
   petPath,
   requirement,
+  suspected,
 } from '../harness/index.ts';
 
 /** RFC 9745 §2.1: Deprecation = sf-date, e.g. @1767225600. */
@@ -113,10 +113,11 @@ requirement('SHOW-SUNSET-HEADER', async (ctx) => {
   }
 });
 
-// Two checks of CREATE-PERSISTED whose create goes alone, while no other create of the run is in
-// flight (a pet lost among overlapping creates is CREATE-CONCURRENT's to judge): here, where the run
-// creates almost nothing else, rather than in create.test.ts, where each held back every create of
-// that file for a round trip or two (model.ts admit()).
+// Two checks of CREATE-PERSISTED that create after the creates of the first phase: here, where the
+// run creates almost nothing else, rather than in create.checks.ts. The second sends its create
+// alone, while no other create of the run is in flight (a pet lost among overlapping creates is
+// CREATE-CONCURRENT's to judge, one lost alone CREATE-PERSISTED's); an alone create holds back every
+// other create of the run for its round trip (model.ts admit()), so one check pays that, not two.
 
 /** `length` code points of text that is wide in bytes and in scripts: ASCII, accents, CJK, an emoji. */
 function longText(length: number, start: number): string {
@@ -129,8 +130,9 @@ function longText(length: number, start: number): string {
 requirement.each('CREATE-PERSISTED', [{ case: 'a name and a tag of 300 characters' }], async (ctx) => {
   const plain = ctx.newPet();
   const pet = { ...plain, name: longText(300, 0), tag: `${plain.tag} ${longText(300, 3)}` };
-  // Alone: a pet lost while other creates were in flight would be CREATE-CONCURRENT's to judge.
-  const created = await ctx.api.post('/pets', { json: pet, alone: true });
+  // Not alone (an alone create holds back every other create of the run): a pet lost here, among
+  // other creates, is CREATE-CONCURRENT's when that fails (below), and the model names the loss.
+  const created = await ctx.api.post('/pets', { json: pet });
   if (created.status >= 400 && created.status <= 499)
     ctx.skip(
       `a name and a tag of 300 characters were refused (${created.status}): a length of the server's own, which the document leaves open`,
@@ -140,7 +142,12 @@ requirement.each('CREATE-PERSISTED', [{ case: 'a name and a tag of 300 character
   const res = await ctx.api.get(petPath(pet.id));
   const expected = `status 200 and the pet as created, its name and tag of ${[...pet.name].length} and ${[...pet.tag].length} characters whole`;
   if (res.status === 404)
-    blocked(NOT_FOUND_AFTER_CREATE, res, `status 200 to GET /pets/${pet.id}, created just before`);
+    suspected(
+      ['CREATE-CONCURRENT'],
+      res,
+      `status 200 to GET /pets/${pet.id}, created just before`,
+      `pet ${pet.id}, created with a name and a tag of 300 characters and answered ${created.status}, is not found: the store lost it`,
+    );
   expectShownAsCreated(contract, res, pet, expected);
 });
 
