@@ -7,7 +7,16 @@ import { XMLParser } from 'fast-xml-parser';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { loadCatalog } from '../../catalog/catalog.ts';
 import { packageVersion } from '../../catalog/paths.ts';
-import { build, type CliResult, filesUnder, type Json, ROOT, readJson, runCli } from '../helpers/cli.ts';
+import {
+  build,
+  type CliResult,
+  failMessage,
+  filesUnder,
+  type Json,
+  ROOT,
+  readJson,
+  runCli,
+} from '../helpers/cli.ts';
 import { acceptAnyLimit } from '../variants/faulty/list.ts';
 import { goneInsteadOfNotFound } from '../variants/faulty/show.ts';
 import { closedPort, garbage, neverAnswers as hangs, type Raw } from '../variants/servers/hostile.ts';
@@ -130,7 +139,6 @@ afterAll(async () => {
   rmSync(work, { recursive: true, force: true });
 });
 
-const failMessage = (r: CliResult) => `exit ${r.code}\n--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}`;
 const resultOf = (summary: Json, id: string) => summary.results.find((r: Json) => r.id === id);
 
 describe('a first look: no target, the bundled reference implementation', () => {

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { DEFAULT_RUN_REQUESTS } from '../../cli/console/progress.ts';
-import { build, type CliResult, type Json, readJson, runCli } from '../helpers/cli.ts';
+import { build, type CliResult, failMessage, type Json, readJson, runCli } from '../helpers/cli.ts';
 import { refuseEverything } from '../variants/servers/limiter.ts';
 import { reference } from '../variants/servers/reference.ts';
 
@@ -65,12 +65,10 @@ afterAll(async () => {
   if (work) await rm(work, { recursive: true, force: true });
 });
 
-const output = (r: CliResult) => `exit ${r.code}\n${r.stdout}\n${r.stderr}`;
-
 describe('--rate-limit 50 against the reference', () => {
   test('is conformant, and says at its start how long it will take', () => {
     const r = runs.paced;
-    expect(r.code, output(r)).toBe(0);
+    expect(r.code, failMessage(r)).toBe(0);
     expect(r.stdout).toMatch(
       /^pace: {4}at most 50 requests a second \(--rate-limit\): about \d+ requests, at least \d+ s$/m,
     );
@@ -139,9 +137,9 @@ describe('every request says who sent it', () => {
 describe('a deployment that refuses every request for the rate', () => {
   test('is a run that could not judge (exit 2), naming the rate limit and --rate-limit, not a failure', () => {
     const r = runs.refused;
-    expect(r.code, output(r)).toBe(2);
-    expect(output(r)).toMatch(/rate limit/);
-    expect(output(r)).toContain('--rate-limit');
+    expect(r.code, failMessage(r)).toBe(2);
+    expect(failMessage(r)).toMatch(/rate limit/);
+    expect(failMessage(r)).toContain('--rate-limit');
     const summary = readJson(path.join(work, 'refused', 'summary.json'));
     expect(summary.verdict).toBe('non-conformant');
     expect(summary.error).toMatch(/^the deployment's rate limit kept \d+ gating requirements/);

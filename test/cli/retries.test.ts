@@ -9,7 +9,7 @@ import path from 'node:path';
 import { XMLParser } from 'fast-xml-parser';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { RunningServer } from '../../reference-impl/index.ts';
-import { build, type CliResult, type Json, readJson, runCli } from '../helpers/cli.ts';
+import { build, type CliResult, failMessage, type Json, readJson, runCli } from '../helpers/cli.ts';
 import { resetsOneGetIn } from '../variants/servers/flaky.ts';
 import { reference } from '../variants/servers/reference.ts';
 
@@ -39,16 +39,14 @@ afterAll(async () => {
   if (work) await rm(work, { recursive: true, force: true });
 });
 
-const output = (r: CliResult) => `exit ${r.code}\n${r.stdout}\n${r.stderr}`;
-
 describe('--retries 2 against a network that resets one GET in fifteen', () => {
   test('the run is conformant, with the requirements that met a reset passed and flaky', () => {
     const r = runs.retried;
-    expect(r.code, output(r)).toBe(0);
+    expect(r.code, failMessage(r)).toBe(0);
     const summary = readJson(path.join(work, 'retried', 'summary.json'));
     expect(summary.options.retries).toBe(2);
     const flaky = summary.results.filter((x: Json) => x.flaky);
-    expect(flaky.length, output(r)).toBeGreaterThan(0);
+    expect(flaky.length, failMessage(r)).toBeGreaterThan(0);
     for (const x of flaky) {
       expect(x.status).toBe('passed');
       expect(x.retries).toBeGreaterThan(0);
@@ -115,17 +113,17 @@ describe('--retries 2 against a network that resets one GET in fifteen', () => {
 describe('without --retries, the same network', () => {
   test('fails the run on one cause, ANY-HTTP-MESSAGE, naming the reset and --retries', () => {
     const r = runs.plain;
-    expect(r.code, output(r)).toBe(1);
+    expect(r.code, failMessage(r)).toBe(1);
     const summary = readJson(path.join(work, 'plain', 'summary.json'));
     const failed = summary.results.filter((x: Json) => x.status === 'failed');
-    expect(failed.length, output(r)).toBeLessThanOrEqual(2);
+    expect(failed.length, failMessage(r)).toBeLessThanOrEqual(2);
     const message = failed.find((x: Json) => x.id === 'ANY-HTTP-MESSAGE');
-    expect(message, output(r)).toBeDefined();
+    expect(message, failMessage(r)).toBeDefined();
     expect(`${message.expected} ${message.received}`).toMatch(/connection reset by the server/);
     expect(message.expected).toContain('--retries');
     // the checks the resets hit are blocked by it, not failed each for a reset they happened to meet
     const blocked = summary.results.filter((x: Json) => x.blockedBy?.includes('ANY-HTTP-MESSAGE'));
-    expect(blocked.length, output(r)).toBeGreaterThan(0);
+    expect(blocked.length, failMessage(r)).toBeGreaterThan(0);
     expect(summary.results.some((x: Json) => x.flaky)).toBe(false);
   });
 });

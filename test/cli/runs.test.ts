@@ -7,7 +7,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { loadCatalog } from '../../catalog/catalog.ts';
 import { type RunningServer, startReferenceServer } from '../../reference-impl/index.ts';
-import { build, type CliResult, type Json, readJson, runCli } from '../helpers/cli.ts';
+import { build, type CliResult, failMessage, type Json, readJson, runCli } from '../helpers/cli.ts';
 import { variants } from '../variants/index.ts';
 import { compose, type Wrap } from '../variants/servers/wrap.ts';
 import type { Variant } from '../variants/variant.ts';
@@ -62,8 +62,6 @@ afterAll(async () => {
   await Promise.all(servers.map((s) => s.close()));
   rmSync(work, { recursive: true, force: true });
 });
-
-const failMessage = (r: CliResult) => `exit ${r.code}\n--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}`;
 
 /** The ids a run failed, in catalog order; `level` narrows them to one level. */
 function failedIds(folder: string, level?: string): string[] {

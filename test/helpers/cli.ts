@@ -50,6 +50,11 @@ export interface CliResult {
   readonly ms: number;
 }
 
+/** What a run printed, for an assertion's message: its exit status, then its stdout and stderr. */
+export function failMessage(r: CliResult): string {
+  return `exit ${r.code}\n--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}`;
+}
+
 /**
  * Runs the command (or `command`, e.g. npm) with exactly the environment given (plus PATH and HOME):
  * a developer's own PETSTORE_* variables must not leak into the tests. Killed by its pid when it
