@@ -7,8 +7,8 @@
 // (.ci/run installs it). CHROMIUM_PATH names another binary.
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { type Browser, chromium, type Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { build, type CliResult, ROOT, readJson, runCli } from '../helpers/cli.ts';
 import { acceptAnyLimit } from '../variants/faulty/list.ts';
 import { goneInsteadOfNotFound } from '../variants/faulty/show.ts';
@@ -46,10 +46,19 @@ beforeAll(async () => {
   runs = { first, second };
   browser = await chromium.launch({
     executablePath: CHROMIUM,
-    // No name resolves: even a request that escaped the routing below could not reach a host.
-    args: ['--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE localhost'],
+    // No name resolves: even a request that escaped the routing below could not reach a host. Shared
+    // memory as files in /tmp, not /dev/shm, which a container may keep at 64 MB.
+    args: ['--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE localhost', '--disable-dev-shm-usage'],
   });
 }, 300_000);
+
+/** The page a test opened: closed after it, so that no page of an earlier test shares the cores. */
+let opened: BrowserContext | undefined;
+
+afterEach(async () => {
+  await opened?.close();
+  opened = undefined;
+});
 
 afterAll(async () => {
   await browser?.close();
@@ -72,6 +81,7 @@ async function open(): Promise<{
     viewport: { width: 1400, height: 900 },
     serviceWorkers: 'block',
   });
+  opened = context;
   const self = `file://${page}`;
   const requests: string[] = [];
   const outside: string[] = [];
@@ -80,7 +90,10 @@ async function open(): Promise<{
     content:
       "window.refused = []; document.addEventListener('securitypolicyviolation', (e) => window.refused.push(e.blockedURI + ' (' + e.violatedDirective + ')'));",
   });
-  context.on('weberror', () => undefined);
+  // What the page threw or logged as an error, and whether its renderer crashed: told when the page
+  // does not render, since a timeout alone says nothing of why.
+  const troubles: string[] = [];
+  context.on('weberror', (e) => troubles.push(`page error: ${e.error().message}`));
   await context.route('**/*', (route) => {
     const url = route.request().url();
     if (url.split('#')[0] === self || url.startsWith('data:')) return route.continue();
@@ -93,10 +106,31 @@ async function open(): Promise<{
   });
   const p = await context.newPage();
   p.on('websocket', (ws) => outside.push(ws.url()));
-  await p.goto(self);
-  // Allure's page renders from some megabytes of embedded data: on 2 busy cores (npm test runs the
-  // variants' CLI runs beside it) that has taken over 20 s.
-  await p.getByTestId('report-title').waitFor({ state: 'attached', timeout: 60_000 });
+  p.on('console', (m) => m.type() === 'error' && troubles.push(`console error: ${m.text()}`));
+  const crashed = new Promise<never>((_, reject) =>
+    p.on('crash', () => reject(new Error(`the page's renderer crashed\n${troubles.join('\n')}`))),
+  );
+  crashed.catch(() => undefined);
+  const started = Date.now();
+  try {
+    // Allure's page renders from some megabytes of embedded data: about 3 s on a quiet machine; on 2
+    // busy cores (npm test runs the variants' CLI runs beside it) it has taken over 20 s.
+    await Promise.race([
+      (async () => {
+        await p.goto(self, { timeout: 90_000 });
+        await p.getByTestId('report-title').waitFor({ state: 'attached', timeout: 90_000 });
+      })(),
+      crashed,
+    ]);
+  } catch (error) {
+    const shot = path.join(screenshots, 'not-rendered.png');
+    await p.screenshot({ path: shot }).catch(() => undefined);
+    throw new Error(
+      `expected the report's title within 90 s of opening ${self}; after ${Date.now() - started} ms: ` +
+        `${(error as Error).message.split('\n')[0]}\n${troubles.join('\n') || 'no page error, no console error'}\n` +
+        `screenshot: ${shot}`,
+    );
+  }
   const refused = async () => (await p.evaluate('window.refused')) as string[];
   return { page: p, requests, outside, refused };
 }
@@ -114,7 +148,7 @@ describe('the HTML report of a run with known failures, in headless Chromium', (
 
   test.runIf(found)(
     'opens on the verdict, counts per requirement, and makes no request outside its own file',
-    { timeout: 150_000, retry: 1 },
+    { timeout: 200_000, retry: 1 },
     async () => {
       const { page: p, requests, outside, refused } = await open();
       const title = p.getByTestId('report-title');
@@ -162,7 +196,7 @@ describe('the HTML report of a run with known failures, in headless Chromium', (
 
   test.runIf(found)(
     'groups by operation, then requirement; a failed requirement opens to its request and response',
-    { timeout: 150_000, retry: 1 },
+    { timeout: 200_000, retry: 1 },
     async () => {
       const { page: p, outside, refused } = await open();
       // The operation's group holds the requirement, named with its id, level and title.
