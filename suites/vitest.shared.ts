@@ -14,15 +14,15 @@ import { CONFIG_KEY, type Config, OPENAPI_KEY, REQUIREMENTS_KEY } from './harnes
  * shown 16 cores), and a conformant server answering every seventh request 429 was failed. On 2
  * cores one worker was also as fast as two, with 0.3 s less CPU (docs/benchmarks.md). Against a
  * server that never answers, a file takes about one timeout, so the run takes about 3 × timeoutMs
- * (the three phases of suites/: 1-create.test.ts, 2-cross.test.ts, 3-list-and-show.test.ts).
+ * (the two phases of suites/: 1-create.test.ts, 2-cross-list-and-show.test.ts).
  */
 const WORKERS = 1;
 
-/** Checks of a file running at once: more than any file declares (2-cross.test.ts has some 100). */
+/** Checks of a file running at once: more than any file declares (2-cross-list-and-show.test.ts has some 200). */
 const MAX_CHECKS_AT_ONCE = 256;
 
 /**
- * The suite files in the order of their paths (1-create, 2-cross, 3-list-and-show), whatever vitest has
+ * The suite files in the order of their paths (1-create, then 2-cross-list-and-show), whatever vitest has
  * cached of earlier runs' durations (its own order): a file runs after the ones before it, and the
  * checks of the later ones see the pets of the first (ANY-PET-SCHEMA's list shows the first pets stored,
  * CREATE-INT64-EXACT's among them; a list check creates only the pets the first phase left short).

@@ -486,7 +486,7 @@ requirement('CREATE-CONCURRENT', async (ctx) => {
     blocked(
       ['CREATE-PERSISTED'],
       found,
-      `status 200 to GET /pets/${first.id}, a pet created before the ${CONCURRENT_CREATES} while no other create was in flight`,
+      `status 200 to GET /pets/${first.id}, a pet created before the ${CONCURRENT_CREATES} while no other write was in flight`,
     );
   const pets = Array.from({ length: CONCURRENT_CREATES }, () => newPet());
   // All in flight at once (one connection each), not a bounded pool: the run's widest burst (budget.ts).

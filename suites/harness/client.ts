@@ -118,7 +118,7 @@ export interface RequestOptions {
   /** A POSIX sh command that prints the body, for curl lines of bodies too long to paste. */
   readonly bodyCommand?: string;
   /**
-   * A create that must have the server to itself: sent when no other create of the run is in
+   * A create that must have the server to itself: sent when no other write of the run is in
    * flight, and holding the others back until it is answered (see model.ts). Without a model, no effect.
    */
   readonly alone?: boolean;

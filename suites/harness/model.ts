@@ -31,9 +31,12 @@ import { pathAndQuery, splitUrl } from './url.ts';
  * (404) after its create was answered 2xx is a pet lost: CREATE-PERSISTED's, or CREATE-CONCURRENT's
  * when every create of it overlapped another (judgeMissing).
  *
- * The model also knows which creates overlapped: a pet created while no other create of the run
- * was in flight is one the server had to itself, so losing it is CREATE-PERSISTED's fault and not
- * CREATE-CONCURRENT's; `alone` creates wait for that (see admit()).
+ * The model also knows which creates overlapped: a pet created while no other write of the run (a
+ * request of a method that is not safe, to any path, with or without the key) was in flight is one
+ * the server had to itself, so losing it is CREATE-PERSISTED's fault and not CREATE-CONCURRENT's;
+ * `alone` creates wait for that (see admit()). Every write counts, not only the creates the model
+ * follows: a server may count a POST to /pets/ or one it refuses for its key among the creates it
+ * is busy with.
  */
 
 /** A failure of a requirement's rule seen in an answer, masked; the roll-up fails that requirement. */
@@ -67,7 +70,7 @@ export interface Attempt {
   readonly answeredAt?: number;
   /** Undefined until answered, and when no answer came. */
   readonly status?: number;
-  /** Another create of the run was in flight while this one was. */
+  /** Another write of the run (a create among them) was in flight while this one was. */
   readonly overlapped: boolean;
 }
 
@@ -104,9 +107,17 @@ export interface Watch {
   /** The id of a show or of a change, as the path gives it (decoded). */
   readonly id?: string;
   readonly create?: Create;
-  /** Waits, for a create, until the model lets it go (see admit()). */
+  /**
+   * Set for a request of a method that is not safe (RFC 9110, 9.2.1), a write: what stands for it
+   * among the writes in flight (its Create, for a create the model follows).
+   */
+  readonly write?: Create | object;
+  /** Waits, for a write, until the model lets it go (see admit()). */
   readonly admitted: Promise<void>;
 }
+
+/** The methods RFC 9110 (9.2.1) defines as safe: a request of any other may change what is stored. */
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE']);
 
 /** Create bodies larger than this are not read by the model (CREATE-BODY-TOO-LARGE's 4 MiB). */
 const MAX_MODELLED_BODY = 64 * 1024;
@@ -185,10 +196,12 @@ export class Model {
   private lastCreateAnswered = 0;
   /** Listed pets judged without a finding: their id's text → what was listed, and when. */
   private readonly listedBefore = new Map<string, { signature: string; clock: number }>();
-  private readonly inFlight = new Set<Create>();
+  /** The writes in flight: the creates the model follows, and a token for each other write. */
+  private readonly inFlight = new Set<Create | object>();
   /** Creates sent whose bodies the model has not read yet. */
   private unread: Create[] = [];
-  private creating = 0;
+  /** Writes admitted and not yet answered. */
+  private writing = 0;
   private aloneWaiting = 0;
   private aloneRunning = false;
   private wake: (() => void)[] = [];
@@ -234,10 +247,15 @@ export class Model {
     const sentAt = ++this.clock;
     // `foreign`: sent without the configured key; its answer says nothing of the run's pets.
     const route = foreign ? { kind: 'other' as const } : this.route(sent);
-    if (route.kind !== 'create') return { sent, sentAt, ...route, admitted: Promise.resolve() };
-    const create = new Create(sent, sentAt);
-    this.unread.push(create);
-    return { sent, sentAt, kind: 'create', create, admitted: this.admit(create, alone) };
+    if (route.kind === 'create') {
+      const create = new Create(sent, sentAt);
+      this.unread.push(create);
+      return { sent, sentAt, kind: 'create', create, write: create, admitted: this.admit(create, alone) };
+    }
+    if (SAFE_METHODS.has(sent.method.toUpperCase()))
+      return { sent, sentAt, ...route, admitted: Promise.resolve() };
+    const write = {};
+    return { sent, sentAt, ...route, write, admitted: this.admit(write, false) };
   }
 
   /**
@@ -247,17 +265,19 @@ export class Model {
   settle(w: Watch, status: number | undefined, body?: Buffer, text?: string): Finding[] {
     const answeredAt = ++this.clock;
     this.flush();
+    if (w.write) {
+      this.writing--;
+      this.inFlight.delete(w.write);
+      if (this.aloneRunning && this.writing === 0) this.aloneRunning = false;
+      this.notify();
+    }
     if (w.kind === 'create') {
-      this.creating--;
       this.lastCreateAnswered = answeredAt;
       const c = w.create!;
-      this.inFlight.delete(c);
       c.answeredAt = answeredAt;
       if (status !== undefined) c.status = status;
       if (c.id !== undefined && isSuccess(status) && !c.fields)
         this.forget(c.id, 'a create of it with a body that is not a valid Pet was answered 2xx');
-      if (this.aloneRunning && this.creating === 0) this.aloneRunning = false;
-      this.notify();
       return [];
     }
     if (w.kind === 'change') this.lastCreateAnswered = answeredAt;
@@ -337,8 +357,8 @@ export class Model {
     const by = alone ?? created[created.length - 1]!;
     return this.finding(w, alone ? 'CREATE-PERSISTED' : 'CREATE-CONCURRENT', {
       expected: alone
-        ? `status 200 and pet ${asked}, which this run created (answered ${by.status}) while no other create was in flight`
-        : `status 200 and pet ${asked}, which this run created (answered ${by.status}) while other creates were in flight`,
+        ? `status 200 and pet ${asked}, which this run created (answered ${by.status}) while no other write was in flight`
+        : `status 200 and pet ${asked}, which this run created (answered ${by.status}) while other writes were in flight`,
       received: '404: the pet is lost',
       createdBy: by,
       petId: asked,
@@ -573,25 +593,24 @@ export class Model {
   }
 
   /**
-   * Lets a create go. An `alone` create waits until no other create of the run is in flight, and
-   * holds back those that come after it until it is answered; the others wait only for an `alone`
-   * one (waiting or running). Each create in flight with another is marked overlapped.
+   * Lets a write go. An `alone` create waits until no other write of the run is in flight, and holds
+   * back those that come after it until it is answered; the others wait only for an `alone` one
+   * (waiting or running). Each create in flight with another write is marked overlapped.
    */
-  private async admit(create: Create, alone: boolean): Promise<void> {
+  private async admit(write: Create | object, alone: boolean): Promise<void> {
     if (alone) {
       this.aloneWaiting++;
-      while (this.aloneRunning || this.creating > 0) await this.changed();
+      while (this.aloneRunning || this.writing > 0) await this.changed();
       this.aloneWaiting--;
       this.aloneRunning = true;
     } else {
       while (this.aloneRunning || this.aloneWaiting > 0) await this.changed();
     }
-    this.creating++;
+    this.writing++;
     if (this.inFlight.size > 0) {
-      create.overlapped = true;
-      for (const other of this.inFlight) other.overlapped = true;
+      for (const other of [write, ...this.inFlight]) if (other instanceof Create) other.overlapped = true;
     }
-    this.inFlight.add(create);
+    this.inFlight.add(write);
   }
 
   private changed(): Promise<void> {

@@ -39,7 +39,7 @@ const LIST_SHOWS_WHAT_EXISTS = 'LIST-LIMIT-FILLS';
 /**
  * Creates a pet a check needs. Any 2xx will do; anything else blocks the check by CREATE-OK (a
  * server that refuses a valid pet fails CREATE-OK's own check, which says so). `alone`: sent while no
- * other create of the run is in flight (see model.ts), so that losing it cannot be a race.
+ * other write of the run is in flight (see model.ts), so that losing it cannot be a race.
  */
 export async function createPet(
   api: Client,

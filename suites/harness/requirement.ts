@@ -160,10 +160,11 @@ const KEY_ID = 'AUTH-KEY-ACCEPTED';
 const KEYLESS = new Set(['AUTH-MISSING-KEY-REFUSED', 'AUTH-WRONG-KEY-REFUSED']);
 
 /**
- * GET {base}/pets, once per run and base URL, judged first: a 404 there means the API is not
- * served under the base URL (a wrong prefix), and a 401 or 403 that the key is not let through. Every
- * other check is then blocked by VERSION-V1-PREFIX or AUTH-KEY-ACCEPTED instead of failing on its own
- * 404s or 401s. Any other answer, or none, lets the checks judge for themselves.
+ * GET {base}/pets, once per run and base URL, sent as the first check starts: a 404 there means the
+ * API is not served under the base URL (a wrong prefix), and a 401 or 403 that the key is not let
+ * through. Every other check, when it ends, is then blocked by VERSION-V1-PREFIX or AUTH-KEY-ACCEPTED
+ * instead of failing (or passing) on its own 404s or 401s. Any other answer, or none, lets the checks
+ * judge for themselves.
  */
 function firstLook(config: Config): Promise<ApiResponse | undefined> {
   const key = Symbol.for('petstore-conformance.first-look');
@@ -216,8 +217,9 @@ function define(r: Requirement, row: Row | undefined, check: Check): void {
     const config = runConfig();
     const reason = skipReason(r, config, row?.needs);
     if (reason) ctx.skip(reason);
-    // The run's first look (once a run) goes out while the check readies its model and contract,
-    // the first checks' CPU time spent during its round trip rather than after it.
+    // The run's first look (once a run) goes out as the first check starts. No check waits for its
+    // answer before sending: each runs beside it, and the answer is read when the check ends, so a
+    // deployment far away is not waited for one round trip more (requireTheApi below).
     if (r.id !== PREFIX_ID) void firstLook(config);
     const log = exchangeSink(exchangeLog, config.baseUrl, {
       requirement: r.id,
@@ -246,11 +248,25 @@ function define(r: Requirement, row: Row | undefined, check: Check): void {
       newPet: (fields) => newPet(config, fields),
       freshId,
     };
+    // Whatever the check found (passed, failed, skipped, or seen of other requirements), a first
+    // look that says the API is not there, or the key is not let through, blocks it: its own answers
+    // were 404s or 401s too, and say nothing of the API.
+    let noApi = false;
+    const judgeable = () =>
+      requireTheApi(r, config).catch((err: unknown) => {
+        noApi = true;
+        throw err;
+      });
     try {
       await budget.race(
         (async () => {
-          await requireTheApi(r, config);
-          await check(context);
+          try {
+            await check(context);
+          } catch (err) {
+            await judgeable();
+            throw err;
+          }
+          await judgeable();
         })(),
         () => api.exchanges.at(-1),
       );
@@ -295,7 +311,7 @@ function define(r: Requirement, row: Row | undefined, check: Check): void {
       budget.end();
       ctx.task.meta.exchangeCount = api.exchanges.length;
       if (api.serverErrors.length > 0) ctx.task.meta.serverErrors = [...api.serverErrors];
-      if (api.findings.length > 0) ctx.task.meta.findings = [...api.findings];
+      if (api.findings.length > 0 && !noApi) ctx.task.meta.findings = [...api.findings];
       if (api.slowCount > 0) {
         ctx.task.meta.slowAnswers = [...api.slowAnswers];
         ctx.task.meta.slowCount = api.slowCount;

@@ -408,7 +408,7 @@ class ShowCreated implements Cmd {
     if (res.status === 404) {
       // Lost. A pet whose create overlapped another (of this sequence, of others, of other checks) may
       // be lost to a race, which is CREATE-CONCURRENT's to judge: it is not judged further. One created
-      // while no other create was in flight is this rule's.
+      // while no other write was in flight is this rule's.
       const attempts = r.ctx.model
         .attemptsOf(id.toString())
         .filter((a) => a.status !== undefined && isSuccess(a.status));
@@ -417,7 +417,7 @@ class ShowCreated implements Cmd {
         return;
       }
       throw new Disagreement(
-        `status 200 and pet ${id}, created earlier in the sequence (answered 2xx) while no other create was in flight`,
+        `status 200 and pet ${id}, created earlier in the sequence (answered 2xx) while no other write was in flight`,
         `GET /pets/${id} answered ${describe(res)}`,
         r.steps,
       );

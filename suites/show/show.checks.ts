@@ -115,9 +115,9 @@ requirement('SHOW-SUNSET-HEADER', async (ctx) => {
 
 // Two checks of CREATE-PERSISTED that create after the creates of the first phase: here, where the
 // run creates almost nothing else, rather than in create.checks.ts. The second sends its create
-// alone, while no other create of the run is in flight (a pet lost among overlapping creates is
+// alone, while no other write of the run is in flight (a pet lost among overlapping creates is
 // CREATE-CONCURRENT's to judge, one lost alone CREATE-PERSISTED's); an alone create holds back every
-// other create of the run for its round trip (model.ts admit()), so one check pays that, not two.
+// other write of the run for its round trip (model.ts admit()), so one check pays that, not two.
 
 /** `length` code points of text that is wide in bytes and in scripts: ASCII, accents, CJK, an emoji. */
 function longText(length: number, start: number): string {
@@ -130,7 +130,7 @@ function longText(length: number, start: number): string {
 requirement.each('CREATE-PERSISTED', [{ case: 'a name and a tag of 300 characters' }], async (ctx) => {
   const plain = ctx.newPet();
   const pet = { ...plain, name: longText(300, 0), tag: `${plain.tag} ${longText(300, 3)}` };
-  // Not alone (an alone create holds back every other create of the run): a pet lost here, among
+  // Not alone (an alone create holds back every other write of the run): a pet lost here, among
   // other creates, is CREATE-CONCURRENT's when that fails (below), and the model names the loss.
   const created = await ctx.api.post('/pets', { json: pet });
   if (created.status >= 400 && created.status <= 499)

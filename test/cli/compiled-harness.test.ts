@@ -32,7 +32,7 @@ test('the compiled options run a suite file with vitest transforming no module o
   const states: string[] = [];
   const vitest = await startVitest('test', [], {
     ...suiteVitestOptions(testConfig(reference.url, { only: ['SHOW-ID-MALFORMED'] })),
-    include: ['suites/3-list-and-show.test.ts'],
+    include: ['suites/2-cross-list-and-show.test.ts'],
     config: false,
     reporters: [{ onTestCaseResult: (t: TestCase) => void states.push(t.result().state) }],
   });
@@ -43,7 +43,7 @@ test('the compiled options run a suite file with vitest transforming no module o
   expect(states).toContain('passed');
   // The suite file and its checks modules were transformed (the graph is the one the worker's
   // modules go through) …
-  expect(transformed.filter((id) => id.endsWith('/suites/3-list-and-show.test.ts'))).toHaveLength(1);
+  expect(transformed.filter((id) => id.endsWith('/suites/2-cross-list-and-show.test.ts'))).toHaveLength(1);
   expect(transformed.filter((id) => id.endsWith('/suites/show/show.checks.ts'))).toHaveLength(1);
   // … and of the harness, only the compiled entry is in it, resolved there and left to Node: none of
   // its TypeScript (the alias), none of the modules the entry imports (external).

@@ -109,7 +109,7 @@ describe('the model of the run: every show and list answer is held against what 
     expect(m.read('/pets/21', '{"title":"Not Found"}', 404)[0]).toMatchObject({
       requirementId: 'CREATE-PERSISTED',
       expected:
-        'status 200 and pet 21, which this run created (answered 201) while no other create was in flight',
+        'status 200 and pet 21, which this run created (answered 201) while no other write was in flight',
       received: 'GET /v1/pets/21 answered 404: the pet is lost',
     });
     const post = (body: string) =>
@@ -206,6 +206,60 @@ describe('the model of the run: every show and list answer is held against what 
     expect(model.attemptsOf('2')[0]?.overlapped).toBe(true);
     expect(model.attemptsOf('3')[0]?.overlapped).toBe(false);
     expect(model.attemptsOf('4')[0]?.overlapped).toBe(false);
+  });
+
+  test('an alone create waits for every write in flight, not only the creates it follows: a POST to /pets/, one without the key, a DELETE', async () => {
+    const { model } = setup();
+    const request = (method: string, path: string, body = ''): SentRequest => ({
+      method,
+      url: `${BASE}${path}`,
+      headers: {},
+      body: Buffer.from(body),
+    });
+    const slash = model.watch(request('POST', '/pets/', '{"id":5,"name":"n"}'));
+    const keyless = model.watch(request('POST', '/pets', '{"id":6,"name":"n"}'), false, true);
+    const removal = model.watch(request('DELETE', '/pets/7'));
+    const read = model.watch(request('GET', '/pets'));
+    await Promise.all([slash.admitted, keyless.admitted, removal.admitted, read.admitted]);
+    let went = false;
+    const alone = model.watch(request('POST', '/pets', '{"id":8,"name":"n"}'), true);
+    const aloneGo = alone.admitted.then(() => {
+      went = true;
+    });
+    for (const w of [slash, keyless, read]) {
+      model.settle(w, 201, Buffer.alloc(0));
+      await new Promise((r) => setTimeout(r, 2));
+      expect(went).toBe(false);
+    }
+    model.settle(removal, 405, Buffer.alloc(0));
+    await aloneGo;
+    // A write sent while the alone create is in flight waits for its answer.
+    let after = false;
+    const next = model.watch(request('PUT', '/pets/8', '{}'));
+    const nextGo = next.admitted.then(() => {
+      after = true;
+    });
+    await new Promise((r) => setTimeout(r, 2));
+    expect(after).toBe(false);
+    model.settle(alone, 201, Buffer.alloc(0));
+    await nextGo;
+    expect(model.attemptsOf('8')[0]?.overlapped).toBe(false);
+  });
+
+  test('a create in flight with any other write is marked overlapped', async () => {
+    const { model } = setup();
+    const probe = model.watch({ method: 'PATCH', url: `${BASE}/pets`, headers: {}, body: Buffer.from('{}') });
+    await probe.admitted;
+    const create = model.watch({
+      method: 'POST',
+      url: `${BASE}/pets`,
+      headers: {},
+      body: Buffer.from('{"id":9,"name":"n"}'),
+    });
+    await create.admitted;
+    model.settle(create, 201, Buffer.alloc(0));
+    model.settle(probe, 405, Buffer.alloc(0));
+    expect(model.attemptsOf('9')[0]?.overlapped).toBe(true);
   });
 
   test('shows invisible differences as code points: white space at an end, characters outside printable ASCII', () => {

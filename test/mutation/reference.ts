@@ -25,7 +25,7 @@ export interface Configuration {
 }
 
 /**
- * Registers, in the describe block it is called in, the suite's three phases against the reference
+ * Registers, in the describe block it is called in, the suite's two phases against the reference
  * started as `server` says, with the Config `client` makes. The reference is loaded and started in
  * beforeAll, not while the file is collected, so that a mutant that keeps it from loading or
  * starting fails every check (Stryker would count a file that cannot be collected as no test run).
@@ -55,6 +55,5 @@ export async function checkReference({ server, client = {} }: Configuration): Pr
   afterAll(() => running?.close());
   judgeAsTheRollUp();
   await import('../../suites/1-create.test.ts');
-  await import('../../suites/2-cross.test.ts');
-  await import('../../suites/3-list-and-show.test.ts');
+  await import('../../suites/2-cross-list-and-show.test.ts');
 }

@@ -207,10 +207,17 @@ export type AfterCreate = 'forget' | ((pet: Record<string, Json>) => Record<stri
  * of them: `decide(inFlight)` is called as a create arrives, with the number of other creates in
  * flight then, and says what becomes of the pet if the reference creates it. Each create is held
  * `holdMs` before the reference sees it, so that creates sent together overlap.
+ *
+ * A forgotten pet is gone as from a store that never kept it: shown, 404; listed, not there, and
+ * the page holds the next pets instead (a page of the reference is rebuilt from the pets its creates
+ * answered, in the order it stored them, which is the order its lists follow). Without that, the
+ * pets forgotten would still take room in the reference's first 100 and make its pages short.
  */
 export function afterCreate(decide: (inFlight: number) => AfterCreate | undefined, holdMs = 0): Wrap {
   return (handler) => {
     const created = new Map<string, AfterCreate>();
+    /** Every pet the reference stored (its create answered 2xx), in the order it stored them. */
+    const stored: Record<string, Json>[] = [];
     const isPet = (v: Json): v is Record<string, Json> => typeof v === 'object' && v !== null && 'id' in v;
     const show = (pet: Json): Json[] => {
       if (!isPet(pet)) return [pet];
@@ -218,8 +225,21 @@ export function afterCreate(decide: (inFlight: number) => AfterCreate | undefine
       if (how === undefined) return [pet];
       return how === 'forget' ? [] : [how({ ...pet })];
     };
+    /**
+     * The page the reference would list had it never stored the pets forgotten: as many as its own
+     * page (its limit, when it is shorter than the store), or every pet left when it listed them all.
+     */
+    const page = (listed: Json[]): Json[] => {
+      const room = listed.length < stored.length ? listed.length : stored.length;
+      const out: Json[] = [];
+      for (const pet of stored) {
+        if (out.length >= room) break;
+        out.push(...show(pet));
+      }
+      return out;
+    };
     const shown = rewriteJson(
-      (body) => (Array.isArray(body) ? body.flatMap(show) : (show(body)[0] ?? body)),
+      (body, req) => (!Array.isArray(body) ? (show(body)[0] ?? body) : isList(req) ? page(body) : body),
       (req, res) => req.method === 'GET' && res.status === 200 && (isList(req) || isShow(req)),
     )(handler);
     let inFlight = 0;
@@ -230,9 +250,11 @@ export function afterCreate(decide: (inFlight: number) => AfterCreate | undefine
         inFlight++;
         res.on('close', () => inFlight--);
         const remember = rewriteResponse((captured) => {
-          if (how === undefined || captured.status < 200 || captured.status > 299) return undefined;
+          if (captured.status < 200 || captured.status > 299) return undefined;
           const pet = captured.body.length > 0 ? parse(captured.body.toString('utf8')) : undefined;
-          if (isPet(pet)) created.set(idText(pet.id), how);
+          if (!isPet(pet)) return undefined;
+          stored.push(pet);
+          if (how !== undefined) created.set(idText(pet.id), how);
           return undefined;
         })(handler);
         setTimeout(() => remember(req, res), holdMs);
