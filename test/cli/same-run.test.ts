@@ -76,11 +76,14 @@ function normalised(run: Run): string[] {
   const runId = JSON.stringify(run.entries).match(/petstore-conformance ([0-9a-f]{8})/)?.[1];
   expect(runId, 'the run tags its pets with its id').toBeDefined();
   return run.entries
-    .map((e) =>
-      sent(e)
+    .map((e) => {
+      const request = sent(e)
         .replaceAll(runId!, '<run>')
-        .replace(/-?\d{13,}/g, '<id>'),
-    )
+        .replace(/-?\d{13,}/g, '<id>');
+      // A body the HAR keeps only the first 64 KiB of: where the cut falls depends on how many digits
+      // the fresh id before it has (13 to 16), so only its first kilobyte is compared.
+      return e.request._truncated ? `${request.slice(0, 1024)}… (cut)` : request;
+    })
     .sort();
 }
 
@@ -109,6 +112,12 @@ describe('the same seed against the reference', () => {
   test('sends the same requests and creates the same number of pets on this machine and on 16 cores', () => {
     expect(sixteen.entries.length).toBe(here.entries.length);
     expect(creates(sixteen)).toBe(creates(here));
-    expect(normalised(sixteen)).toEqual(normalised(here));
+    // The requests only one of the runs sent, each shortened (a body of 4 MiB is among them).
+    const a = normalised(here);
+    const b = normalised(sixteen);
+    const only = (x: string[], y: string[]) =>
+      x.filter((r) => !y.includes(r)).map((r) => (r.length > 300 ? `${r.slice(0, 300)}…` : r));
+    expect({ onlyHere: only(a, b), onlyOnSixteen: only(b, a) }).toEqual({ onlyHere: [], onlyOnSixteen: [] });
+    expect(b).toEqual(a);
   });
 });
