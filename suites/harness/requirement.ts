@@ -249,24 +249,21 @@ function define(r: Requirement, row: Row | undefined, check: Check): void {
       freshId,
     };
     // Whatever the check found (passed, failed, skipped, or seen of other requirements), a first
-    // look that says the API is not there, or the key is not let through, blocks it: its own answers
+    // look that says the API is not there, or the key is not let through, blocks it (thrown from
+    // `finally`, that replaces what the check threw), and nothing it saw is kept: its own answers
     // were 404s or 401s too, and say nothing of the API.
     let noApi = false;
-    const judgeable = () =>
-      requireTheApi(r, config).catch((err: unknown) => {
-        noApi = true;
-        throw err;
-      });
     try {
       await budget.race(
         (async () => {
           try {
             await check(context);
-          } catch (err) {
-            await judgeable();
-            throw err;
+          } finally {
+            await requireTheApi(r, config).catch((err: unknown) => {
+              noApi = true;
+              throw err;
+            });
           }
-          await judgeable();
         })(),
         () => api.exchanges.at(-1),
       );
@@ -310,9 +307,9 @@ function define(r: Requirement, row: Row | undefined, check: Check): void {
     } finally {
       budget.end();
       ctx.task.meta.exchangeCount = api.exchanges.length;
-      if (api.serverErrors.length > 0) ctx.task.meta.serverErrors = [...api.serverErrors];
+      if (api.serverErrors.length > 0 && !noApi) ctx.task.meta.serverErrors = [...api.serverErrors];
       if (api.findings.length > 0 && !noApi) ctx.task.meta.findings = [...api.findings];
-      if (api.slowCount > 0) {
+      if (api.slowCount > 0 && !noApi) {
         ctx.task.meta.slowAnswers = [...api.slowAnswers];
         ctx.task.meta.slowCount = api.slowCount;
       }

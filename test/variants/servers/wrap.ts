@@ -226,14 +226,13 @@ export function afterCreate(decide: (inFlight: number) => AfterCreate | undefine
       return how === 'forget' ? [] : [how({ ...pet })];
     };
     /**
-     * The page the reference would list had it never stored the pets forgotten: as many as its own
-     * page (its limit, when it is shorter than the store), or every pet left when it listed them all.
+     * The page the reference would list had it never stored the pets forgotten: the first pets left,
+     * as many as its own page holds (its limit, or every pet when the store holds fewer).
      */
     const page = (listed: Json[]): Json[] => {
-      const room = listed.length < stored.length ? listed.length : stored.length;
       const out: Json[] = [];
       for (const pet of stored) {
-        if (out.length >= room) break;
+        if (out.length >= listed.length) break;
         out.push(...show(pet));
       }
       return out;
