@@ -28,7 +28,7 @@ export interface Checked {
   /** spec/openapi.yaml as swagger-parser validated and dereferenced it (shared schemas stay shared). */
   readonly openapi: object;
   /**
-   * ajv's standalone code of the suites' validators (suites/harness/contract.ts, by JSON pointer).
+   * ajv's standalone code of the suites' validators (suites/harness/contract/contract.ts, by JSON pointer).
    * The reference implementation compiles its own from spec/openapi.yaml: the two sides share the
    * document, never a validator.
    */
@@ -59,7 +59,7 @@ export function fingerprint(): string {
     ['requirements.yaml', specFiles.requirements],
     ['requirements.schema.json', specFiles.requirementsSchema],
     ['catalog', code('./catalog')],
-    ['suites contract', code('../suites/harness/contract')],
+    ['suites contract', code('../suites/harness/contract/contract')],
     ['swagger-parser', resolve('@apidevtools/swagger-parser/package.json')],
     ['ajv', resolve('ajv/package.json')],
     ['ajv-formats', resolve('ajv-formats/package.json')],

@@ -26,8 +26,8 @@ export async function writeChecked(dist) {
   try {
     const { parseCatalog } = await load('catalog', 'catalog.js');
     const { specFiles } = await load('catalog', 'paths.js');
-    // The suites compile their own validators, with their own options (suites/harness/contract.ts).
-    const { precompileContract } = await load('suites', 'harness', 'contract.js');
+    // The suites compile their own validators, with their own options (suites/harness/contract/contract.ts).
+    const { precompileContract } = await load('suites', 'harness', 'contract', 'contract.js');
     const { default: SwaggerParser } = await import('@apidevtools/swagger-parser');
     const catalog = parseCatalog(readFileSync(specFiles.requirements, 'utf8'));
     const openapi = await SwaggerParser.validate(specFiles.openapi);

@@ -10,7 +10,7 @@
  * run of one seed to send the same requests (what the cross and show checks create here cannot make
  * the first page shorter than 100). One check of CREATE-PERSISTED creates alone
  * (show/show.checks.ts): it waits until no other write of the run is in flight, the cross checks'
- * among them, and holds the later ones back until it is answered (harness/model.ts).
+ * among them, and holds the later ones back until it is answered (harness/model/model.ts).
  */
 import './cross/cross.checks.ts';
 import './list/list.checks.ts';

@@ -1,6 +1,6 @@
 import { defineConfig } from 'vitest/config';
 import { parsePrefixes } from '../catalog/select.ts';
-import type { Config } from './harness/config.ts';
+import type { Config } from './harness/config/config.ts';
 import { suiteVitestOptions } from './vitest.shared.ts';
 
 /**

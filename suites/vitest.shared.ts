@@ -2,12 +2,12 @@ import { fileURLToPath } from 'node:url';
 import type { InlineConfig, TestSequencer, TestSpecification } from 'vitest/node';
 import { loadCatalog } from '../catalog/catalog.ts';
 import { packageRoot } from '../catalog/paths.ts';
-import { requestBudgetMs, testTimeoutFor } from './harness/budget.ts';
-import { CONFIG_KEY, type Config, OPENAPI_KEY, REQUIREMENTS_KEY } from './harness/config.ts';
+import { CONFIG_KEY, type Config, OPENAPI_KEY, REQUIREMENTS_KEY } from './harness/config/config.ts';
+import { requestBudgetMs, testTimeoutFor } from './harness/http/budget.ts';
 
 /**
  * One worker, on every machine. The checks of a run share what that worker keeps: the model of what
- * the run created (harness/model.ts), the pets the list checks count, one connection pool; so the
+ * the run created (harness/model/model.ts), the pets the list checks count, one connection pool; so the
  * same seed, options and target send the same requests and create the same pets on 1, 2 or 16
  * cores. Two workers (once the default above 2 cores) each kept a model and a hundred pets of their
  * own: the same seed sent 619 requests and created 258 pets instead of 529 and 174 (in a process
@@ -50,7 +50,7 @@ class PathOrder implements TestSequencer {
  *   catalog's requirements, read once here rather than in the worker, and, when the caller has it
  *   (the CLI's preflight), spec/openapi.yaml validated and dereferenced, so that no worker loads
  *   swagger-parser to dereference it again;
- * - testTimeout leaves room for every sequential request of a check to time out (harness/budget.ts),
+ * - testTimeout leaves room for every sequential request of a check to time out (harness/http/budget.ts),
  *   so that a server that never answers fails each check with the client's own message, not vitest's;
  * - tests of a file run concurrently, and files one after another on one worker (WORKERS), not
  *   isolated per file: the files share the run's model, its connection pool and its compiled
@@ -79,7 +79,7 @@ export function suiteVitestOptions(config: Config, openapi?: object): InlineConf
     isolate: false,
     fileParallelism: false,
     sequence: { concurrent: true, sequencer: PathOrder },
-    // Every check of a file starts at once: the pace (harness/pace.ts, --concurrency) bounds the
+    // Every check of a file starts at once: the pace (harness/http/pace.ts, --concurrency) bounds the
     // requests in flight. A lower bound here held back a file's later checks until earlier ones
     // ended: round trips waited for one after another at a distance.
     maxConcurrency: MAX_CHECKS_AT_ONCE,

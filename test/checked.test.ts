@@ -5,9 +5,14 @@ import SwaggerParser from '@apidevtools/swagger-parser';
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { specFiles } from '../catalog/paths.ts';
-import { Contract, contractSchemas, precompileContract, type Schema } from '../suites/harness/contract.ts';
-import { applyMutation, arbitraryOf, mutationsOf } from '../suites/harness/generate.ts';
-import { stringifyExact } from '../suites/harness/json.ts';
+import {
+  Contract,
+  contractSchemas,
+  precompileContract,
+  type Schema,
+} from '../suites/harness/contract/contract.ts';
+import { applyMutation, arbitraryOf, mutationsOf } from '../suites/harness/contract/generate.ts';
+import { stringifyExact } from '../suites/harness/evidence/json.ts';
 
 const document = (await SwaggerParser.dereference(specFiles.openapi)) as unknown as Contract['document'];
 const Pet = document.components!.schemas!.Pet!;

@@ -12,7 +12,7 @@ import {
   unmatchedPrefixes,
 } from '../catalog/select.ts';
 import { rollUp } from '../cli/record/rollup.ts';
-import { requirementOf, skipReason } from '../suites/harness/requirement.ts';
+import { requirementOf, skipReason } from '../suites/harness/requirement/requirement.ts';
 import { testConfig } from './helpers/config.ts';
 
 const catalog = loadCatalog();

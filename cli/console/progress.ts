@@ -3,7 +3,7 @@
  * one line per requirement as its checks finish.
  */
 import type { Requirement } from '../../catalog/catalog.ts';
-import { type Config, keyCarrier } from '../../suites/harness/config.ts';
+import { type Config, keyCarrier } from '../../suites/harness/config/config.ts';
 import type { TestOutcome } from '../record/rollup.ts';
 import { optionsText } from '../record/views.ts';
 import { clipTo, type Paint } from './terminal.ts';

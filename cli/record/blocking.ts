@@ -1,6 +1,6 @@
 /**
  * Blocked never points nowhere. A check whose precondition failed is reported blocked by the
- * requirements that judge that precondition (suites/harness/blocked.ts); this settles, once every
+ * requirements that judge that precondition (suites/harness/requirement/blocked.ts); this settles, once every
  * requirement has its own result, which of them actually carries the fault:
  *
  * - a blocker that failed stays; one that is itself blocked is replaced by the failed requirements
@@ -8,7 +8,7 @@
  * - a requirement left with no failed blocker (its blockers passed their own checks, were not run, or
  *   are blocked in a circle with it) met a failure no other requirement judged: it fails itself, with
  *   the evidence its check kept (blocking never runs in a circle, and never points at a pass); one
- *   blocked on suspicion (suites/harness/blocked.ts suspected) fails in the words its check gave;
+ *   blocked on suspicion (suites/harness/requirement/blocked.ts suspected) fails in the words its check gave;
  * - a failed requirement that keeps a gating one from being judged gates the verdict itself, so that
  *   a non-conformant verdict always names a failed gating requirement (a SHOULD blocking a MUST
  *   without --strict).

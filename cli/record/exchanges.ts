@@ -1,6 +1,6 @@
 /**
  * Reads a run's exchange log: every request the checks sent and what came back, one entry each, as
- * the worker appended them to the log's file as each exchange ended (suites/harness/exchange-log.ts,
+ * the worker appended them to the log's file as each exchange ended (suites/harness/evidence/exchange-log.ts,
  * where the entry format is documented field by field). Already masked. The writers that want every
  * exchange read the run record's `exchanges`: exchanges.har (reports/har.ts), response times by
  * operation.
@@ -18,7 +18,7 @@ import {
   type LoggedBody,
   type LoggedExchange,
   type LoggedOperation,
-} from '../../suites/harness/exchange-log.ts';
+} from '../../suites/harness/evidence/exchange-log.ts';
 
 export type { LoggedBody, LoggedExchange, LoggedOperation };
 

@@ -1,9 +1,9 @@
 /**
  * Flaky passes (--retries): a requirement whose checks passed, but only after the client sent a
- * request again because the transport failed before any answer (suites/harness/retry.ts). It stays
+ * request again because the transport failed before any answer (suites/harness/http/retry.ts). It stays
  * `passed`; the reports mark it flaky, with the retries counted and the first attempts that failed.
  */
-import { pathAndQuery } from '../../suites/harness/url.ts';
+import { pathAndQuery } from '../../suites/harness/evidence/url.ts';
 
 /** An attempt sent again: what was sent (masked) and what went wrong. */
 export interface RetriedAttempt {

@@ -4,8 +4,8 @@
  */
 import { createHash } from 'node:crypto';
 import { type Catalog, type Level, loadCatalog, type Requirement } from '../../catalog/catalog.ts';
-import type { Config } from '../../suites/harness/config.ts';
-import type { ExchangeRecord } from '../../suites/harness/exchange.ts';
+import type { Config } from '../../suites/harness/config/config.ts';
+import type { ExchangeRecord } from '../../suites/harness/evidence/exchange.ts';
 import { EXIT } from './command.ts';
 import type { LoggedExchange } from './exchanges.ts';
 import type { ExpectedOutcome } from './expected.ts';
@@ -60,7 +60,7 @@ export interface ChecksLeft {
 
 /**
  * A check as the reports show it: its outcome (what the roll-up judges), and what it left for the
- * reports beside it in its test's meta (suites/harness/requirement.ts), read by the CLI's reporter
+ * reports beside it in its test's meta (suites/harness/requirement/requirement.ts), read by the CLI's reporter
  * (run/collector.ts) through vitest's public API. The Allure results are written from these
  * (reports/allure.ts).
  */

@@ -29,7 +29,7 @@ export const NO_5XX_ID = 'ANY-NO-5XX';
 
 /**
  * A failure of another requirement's rule that a test saw while checking its own (task.meta.findings):
- * an answer that disagrees with what the run created (suites/harness/model.ts). It fails the
+ * an answer that disagrees with what the run created (suites/harness/model/model.ts). It fails the
  * requirement it names, not the test that saw it; masked.
  */
 export interface Finding {
@@ -65,7 +65,7 @@ export interface TestOutcome {
    */
   readonly blockedBy?: readonly string[];
   /**
-   * Blocked on suspicion (suites/harness/blocked.ts suspected): the check fails itself, saying this,
+   * Blocked on suspicion (suites/harness/requirement/blocked.ts suspected): the check fails itself, saying this,
    * unless one of blockedBy fails.
    */
   readonly ownFault?: string;
@@ -78,7 +78,7 @@ export interface TestOutcome {
   readonly slowAnswers?: SlowAnswers;
   /**
    * Not judged: the deployment's rate limit kept one of its requests from an answer longer than a
-   * run waits (task.meta.rateLimited; suites/harness/errors.ts RateLimited): what it says, masked,
+   * run waits (task.meta.rateLimited; suites/harness/evidence/errors.ts RateLimited): what it says, masked,
    * and the requests a second the run's pace was down to then, when it had been cut.
    */
   readonly rateLimited?: { readonly message: string; readonly paceRate?: number };

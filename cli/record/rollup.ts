@@ -4,7 +4,7 @@
  */
 import type { Catalog, Level } from '../../catalog/catalog.ts';
 import { EXCLUDED, NOT_SELECTED, selectionSkipReason } from '../../catalog/select.ts';
-import { pathAndQuery } from '../../suites/harness/url.ts';
+import { pathAndQuery } from '../../suites/harness/evidence/url.ts';
 import { resolveBlocking } from './blocking.ts';
 import { flakinessOf } from './flaky.ts';
 import {

@@ -1,11 +1,11 @@
 /**
  * ANY-RESPONSE-TIME (--max-response-time): like ANY-NO-5XX, judged across every check. Each check's
- * client keeps the answers slower than the budget (suites/harness/client.ts); the roll-up fails the
+ * client keeps the answers slower than the budget (suites/harness/http/client.ts); the roll-up fails the
  * requirement on the first of them, naming the request, its time and the check that met it.
  */
 
-import type { SlowAnswer } from '../../suites/harness/client.ts';
-import { pathAndQuery } from '../../suites/harness/url.ts';
+import { pathAndQuery } from '../../suites/harness/evidence/url.ts';
+import type { SlowAnswer } from '../../suites/harness/http/client.ts';
 
 export type { SlowAnswer };
 

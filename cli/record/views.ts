@@ -3,7 +3,7 @@
  * requirements by the failure that blocks them, the options that change what a run checks. Pure
  * functions of the record, shared by the console, the reports and the Allure results.
  */
-import type { Config } from '../../suites/harness/config.ts';
+import type { Config } from '../../suites/harness/config/config.ts';
 import { blockingRoots } from './blocking.ts';
 import { isBlockedResult, type RequirementResult } from './rollup.ts';
 

@@ -42,7 +42,7 @@ import {
   formatResponse,
   requestTitle,
   responseTitle,
-} from '../../suites/harness/exchange.ts';
+} from '../../suites/harness/evidence/exchange.ts';
 import { excuseText } from '../record/expected.ts';
 import { retriedLine, retriesText } from '../record/flaky.ts';
 import { ALLURE_RESULTS, type CheckOutcome, type RunRecord } from '../record/record.ts';

@@ -4,7 +4,7 @@
  * (schemas/events.schema.json says each field; docs/reports.md shows them). The first line is
  * run-start, the last run-end, for every run that got past its options, judged or not. No event
  * carries a secret: the options say whether a key is set, never what it is, and what a check says of
- * an answer was masked where the answer entered the run (suites/harness/redact.ts); nothing else is
+ * an answer was masked where the answer entered the run (suites/harness/evidence/redact.ts); nothing else is
  * rewritten. run-start's `startedAt` and run-end's `durationMs` are the record's, as every report says.
  *
  * The checks' events are written live by the run (run/run.ts); the record's end, the requirements'
@@ -12,7 +12,7 @@
  */
 import { closeSync, openSync, writeSync } from 'node:fs';
 import type { Level } from '../../catalog/catalog.ts';
-import { keyCarrier } from '../../suites/harness/config.ts';
+import { keyCarrier } from '../../suites/harness/config/config.ts';
 import { fileErrorReason, oneLine, UsageError } from '../record/errors.ts';
 import { type CatalogIdentity, catalogIdentity, exitOf, type RunRecord } from '../record/record.ts';
 import { EXCLUDED, NOT_SELECTED, type TestOutcome } from '../record/rollup.ts';

@@ -1,6 +1,6 @@
 /**
  * The report folder: the one place that writes reports, as the writers give them. No secret is in
- * them: what the run shows was masked where each secret went or came back (suites/harness/redact.ts),
+ * them: what the run shows was masked where each secret went or came back (suites/harness/evidence/redact.ts),
  * and nothing else is rewritten; the HTML report Allure renders from the results is taken in as it
  * is. A run replaces the folder, so the folder must hold nothing but what a run writes.
  */

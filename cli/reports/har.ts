@@ -7,8 +7,8 @@
  */
 import { STATUS_CODES } from 'node:http';
 import type { Entry, Har, Header, QueryString } from 'har-format';
-import { formatBytes, keptBytes } from '../../suites/harness/body.ts';
-import { parseTraceparent } from '../../suites/harness/trace.ts';
+import { formatBytes, keptBytes } from '../../suites/harness/evidence/body.ts';
+import { parseTraceparent } from '../../suites/harness/http/trace.ts';
 import { type LoggedBody, type LoggedExchange, operationName } from '../record/exchanges.ts';
 import type { RunRecord } from '../record/record.ts';
 import type { Writer } from './writer.ts';
@@ -46,7 +46,7 @@ export function harText(
  * report file goes through masks the value after an "authorization" key, and a name first would
  * put the key "value" there.
  */
-/** `_traceId` and `_spanId` of an exchange sent with a traceparent (suites/harness/trace.ts). */
+/** `_traceId` and `_spanId` of an exchange sent with a traceparent (suites/harness/http/trace.ts). */
 function spanOf(x: LoggedExchange): { _traceId?: string; _spanId?: string } {
   const header = headerValue(x.request.headers, 'traceparent');
   const ids = header === undefined ? undefined : parseTraceparent(header);
@@ -134,7 +134,7 @@ function entryOf(x: LoggedExchange): Entry {
 }
 
 /**
- * A body's text as HAR's postData holds it: as it came (suites/harness/body.ts, as every report
+ * A body's text as HAR's postData holds it: as it came (suites/harness/evidence/body.ts, as every report
  * keeps a body), base64 for a body that is not UTF-8 text.
  */
 function bodyText(body: LoggedBody): string {

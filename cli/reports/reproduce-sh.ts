@@ -2,11 +2,11 @@
  * reproduce.sh: the failures of a run as one POSIX sh script. Every failed requirement, in the
  * catalog's order, under a comment naming it and what was expected, followed by the reproduce lines
  * of its failed checks (the first as summary.json gives it, then those of its other failed checks).
- * The key is never written in it: the lines read it from PETSTORE_API_KEY (suites/harness/keys.ts),
+ * The key is never written in it: the lines read it from PETSTORE_API_KEY (suites/harness/evidence/keys.ts),
  * and a run that sent a key makes the script stop at once, saying so, when the variable is not set.
  * Written only for a run that judged and failed something.
  */
-import { KEY_VARIABLE } from '../../suites/harness/keys.ts';
+import { KEY_VARIABLE } from '../../suites/harness/evidence/keys.ts';
 import type { RunRecord } from '../record/record.ts';
 import type { RequirementResult } from '../record/rollup.ts';
 import type { Writer } from './writer.ts';

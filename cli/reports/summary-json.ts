@@ -2,7 +2,7 @@
  * summary.json: the public, stable result of a run (CONTRACT.md), for programs and for the commands
  * that read a run back (--baseline, compare, merge).
  */
-import type { Config } from '../../suites/harness/config.ts';
+import type { Config } from '../../suites/harness/config/config.ts';
 import type { Excused, ExpectedOutcome } from '../record/expected.ts';
 import { retriedLine } from '../record/flaky.ts';
 import { type BaselineOutcome, catalogIdentity, type RunRecord } from '../record/record.ts';

@@ -6,8 +6,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { Config } from '../../suites/harness/config.ts';
-import { EXCHANGE_LOG_KEY, type ExchangeLogSettings } from '../../suites/harness/exchange-log.ts';
+import type { Config } from '../../suites/harness/config/config.ts';
+import { EXCHANGE_LOG_KEY, type ExchangeLogSettings } from '../../suites/harness/evidence/exchange-log.ts';
 import { type ExchangeLogInbox, openExchangeLog } from '../record/exchanges.ts';
 import type { CheckOutcome } from '../record/record.ts';
 import type { CollectorEvents } from './collector.ts';
@@ -26,7 +26,7 @@ export interface Checked {
  * when the run is interrupted.
  */
 export interface Staging {
-  /** Where the worker appends the exchange log (suites/harness/exchange-log.ts, cli/record/exchanges.ts). */
+  /** Where the worker appends the exchange log (suites/harness/evidence/exchange-log.ts, cli/record/exchanges.ts). */
   readonly exchangeLog: ExchangeLogInbox;
   dispose(): void;
 }

@@ -7,7 +7,7 @@
 import path from 'node:path';
 import type { SerializedError } from 'vitest';
 import type { Reporter, TestCase, TestModule, TestSuite, Vitest } from 'vitest/node';
-import type { ExchangeRecord } from '../../suites/harness/exchange.ts';
+import type { ExchangeRecord } from '../../suites/harness/evidence/exchange.ts';
 import type { RetriedAttempt, TestRetries } from '../record/flaky.ts';
 import type { CheckOutcome } from '../record/record.ts';
 import type { Failure, Finding, ServerErrorSeen } from '../record/rollup.ts';
@@ -204,7 +204,7 @@ function requirementIdOf(test: TestCase): string | undefined {
 
 /**
  * What the reports show of a test beside its outcome, as the harness left it in its meta
- * (suites/harness/requirement.ts): the row of its table, its notes, its last exchanges (masked);
+ * (suites/harness/requirement/requirement.ts): the row of its table, its notes, its last exchanges (masked);
  * well-formed ones only.
  */
 function shownOf(test: TestCase): Pick<CheckOutcome, 'caseLabel' | 'notes' | 'evidence'> {

@@ -5,7 +5,7 @@
 
 import { Worker } from 'node:worker_threads';
 import { packageRoot, packageVersion } from '../../catalog/paths.ts';
-import type { Config } from '../../suites/harness/config.ts';
+import type { Config } from '../../suites/harness/config/config.ts';
 import { suiteVitestOptions } from '../../suites/vitest.shared.ts';
 import type { FromReference, ToReference } from './reference-thread.ts';
 import type { VitestOptions } from './suites.ts';

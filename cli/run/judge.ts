@@ -4,7 +4,7 @@
  * no test reported on, errors that escaped the tests) and, with --baseline, the baseline's gate.
  */
 import type { Catalog } from '../../catalog/catalog.ts';
-import type { Config } from '../../suites/harness/config.ts';
+import type { Config } from '../../suites/harness/config/config.ts';
 import { againstBaseline, type Comparable } from '../across/diff.ts';
 import { applyExpected, type ExpectedFile, type ExpectedOutcome } from '../record/expected.ts';
 import type { BaselineOutcome } from '../record/record.ts';

@@ -2,13 +2,13 @@
  * The network options at the edge: --proxy and HTTP_PROXY/HTTPS_PROXY/NO_PROXY (either case), and
  * --ca-cert, --insecure, --client-cert/--client-key with NODE_EXTRA_CA_CERTS, resolved into the plain
  * Config.network the suites and the reachability check build their dispatcher from
- * (suites/harness/network.ts). Files are read and checked here, so that a wrong path or a key that
+ * (suites/harness/http/network.ts). Files are read and checked here, so that a wrong path or a key that
  * does not match its certificate is a usage error (exit 2) before anything runs.
  */
 import { createPrivateKey, type KeyObject, X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Network, ProxySettings, TlsSettings } from '../../suites/harness/config.ts';
+import type { Network, ProxySettings, TlsSettings } from '../../suites/harness/config/config.ts';
 import { fileErrorReason } from '../record/errors.ts';
 
 type Env = Readonly<Record<string, string | undefined>>;

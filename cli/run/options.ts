@@ -7,10 +7,10 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { packageVersion } from '../../catalog/paths.ts';
 import { PREFIX_PATTERN, parsePrefixes } from '../../catalog/select.ts';
-import type { Config } from '../../suites/harness/config.ts';
-import { shortKeyWarning } from '../../suites/harness/keys.ts';
-import { MAX_RETRIES } from '../../suites/harness/retry.ts';
-import { newTraceId } from '../../suites/harness/trace.ts';
+import type { Config } from '../../suites/harness/config/config.ts';
+import { shortKeyWarning } from '../../suites/harness/evidence/keys.ts';
+import { MAX_RETRIES } from '../../suites/harness/http/retry.ts';
+import { newTraceId } from '../../suites/harness/http/trace.ts';
 import { UsageError } from '../record/errors.ts';
 import {
   CONFIG_NAMES,

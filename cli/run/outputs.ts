@@ -1,14 +1,14 @@
 /**
  * Before stage 2: where a run writes while it runs. The console's lines and the events stream are
  * the run's own words, written as they are: every secret in what they show was masked where it was
- * put or where the server's text entered the run (suites/harness/redact.ts). What the run does not
+ * put or where the server's text entered the run (suites/harness/evidence/redact.ts). What the run does not
  * write itself, vitest's messages on the process's streams, may quote anything (an error's text):
  * that is masked as a server's text, with the key, its near misses and the proxy's password. The
  * events stream (--events) is opened first, so that a file that cannot be written stops the run
  * before any request; with the events on stdout, everything else goes to stderr, vitest's too.
  */
-import { keySecrets } from '../../suites/harness/keys.ts';
-import { proxySecrets } from '../../suites/harness/network.ts';
+import { keySecrets } from '../../suites/harness/evidence/keys.ts';
+import { proxySecrets } from '../../suites/harness/http/network.ts';
 import { paintFor } from '../console/terminal.ts';
 import type { Env, Io } from '../record/command.ts';
 import { EventStream } from '../reports/events.ts';

@@ -3,8 +3,8 @@
  * the run cannot connect to means the run cannot judge (exit 2).
  */
 import diagnostics from 'node:diagnostics_channel';
-import type { Network } from '../../suites/harness/config.ts';
-import { connectionFailure, createDispatcher } from '../../suites/harness/network.ts';
+import type { Network } from '../../suites/harness/config/config.ts';
+import { connectionFailure, createDispatcher } from '../../suites/harness/http/network.ts';
 import { CannotJudgeError } from '../record/errors.ts';
 
 /**

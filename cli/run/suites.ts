@@ -4,8 +4,8 @@
  * and past it the run is cancelled and its unfinished tests fail.
  */
 import { type Reporter, startVitest, type TestCase } from 'vitest/node';
-import { CONFIG_KEY } from '../../suites/harness/config.ts';
-import { rateLimitPatienceMs } from '../../suites/harness/pace.ts';
+import { CONFIG_KEY } from '../../suites/harness/config/config.ts';
+import { rateLimitPatienceMs } from '../../suites/harness/http/pace.ts';
 import type { CheckOutcome } from '../record/record.ts';
 import { type BrokenModule, type CollectorEvents, OutcomeCollector } from './collector.ts';
 import { mark, STAGE } from './timeline.ts';
@@ -133,7 +133,7 @@ export function worstCaseMs(
   limits: { testTimeout: number; hookTimeout: number; maxConcurrency: number },
 ): number {
   // A test's own timeout, and its beforeEach and afterEach hooks.
-  // A check with no timeout of vitest's keeps a budget of its own of testTimeout (harness/requirement.ts).
+  // A check with no timeout of vitest's keeps a budget of its own of testTimeout (harness/requirement/requirement.ts).
   const timeoutOf = (t: TestCase) => (t.options.timeout || limits.testTimeout) + 2 * limits.hookTimeout;
   const running = tests.filter((t) => t.options.mode !== 'skip' && t.options.mode !== 'todo');
   const alone = running.filter((t) => !t.options.concurrent).reduce((sum, t) => sum + timeoutOf(t), 0);

@@ -4,7 +4,7 @@
  * Whether a deployment does is asked while the checks start (`reachable`), not before them: a
  * deployment 200 ms away would otherwise keep every run waiting two round trips more.
  */
-import type { Config } from '../../suites/harness/config.ts';
+import type { Config } from '../../suites/harness/config/config.ts';
 import type { Dependencies, ReferenceOptions } from './dependencies.ts';
 import type { RunPlan } from './options.ts';
 import { checkReachable } from './reachable.ts';

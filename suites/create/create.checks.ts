@@ -279,7 +279,7 @@ function someOf(items: readonly string[], max: number): string {
   return `${items.slice(0, max).join('; ')} and ${items.length - max} more`;
 }
 
-// The JSON minefield (harness/minefield.ts): bodies that are not JSON, of every kind a lenient reader
+// The JSON minefield (harness/contract/minefield.ts): bodies that are not JSON, of every kind a lenient reader
 // takes (content after the value, comments, single quotes, keys without quotes, trailing commas,
 // numbers and literals of other languages, escapes JSON does not have, white space it does not allow,
 // bytes that are not UTF-8), each a fresh pet but for its fault, all sent; the smallest one taken is shown.
@@ -375,7 +375,7 @@ requirement.each(
   },
 );
 
-// JSON spelled in the ways readers get wrong (harness/minefield.ts): white space of every kind JSON
+// JSON spelled in the ways readers get wrong (harness/contract/minefield.ts): white space of every kind JSON
 // allows, the id last, keys and strings written with escapes, an escaped solidus, surrogate pairs, raw
 // UTF-8 of every length, extra properties of every type and number form. Each is a valid pet.
 requirement.each(
@@ -416,7 +416,7 @@ requirement.each(
 );
 
 // Creates, shows and lists in generated orders, each answer held against what the sequence created
-// (harness/sequences.ts): thirty-eight short sequences at once (fewer than CREATE-CONCURRENT's
+// (harness/steps/sequences.ts): thirty-eight short sequences at once (fewer than CREATE-CONCURRENT's
 // CONCURRENT_CREATES), so that a deployment far away pays for five round trips, not for a hundred:
 // the longest chain of the first phase. They share the store, so each still meets what the others
 // created in between.

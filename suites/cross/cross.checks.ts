@@ -251,7 +251,7 @@ requirement.each(
   ],
   async (ctx, { probes }) => {
     // All at once (some thirty, fewer than CONCURRENT_CREATES): none needs another's answer, and the
-    // run's pace (harness/pace.ts) keeps the run within what the deployment allows.
+    // run's pace (harness/http/pace.ts) keeps the run within what the deployment allows.
     const all = await probes(ctx);
     const sent = await inParallel(all, all.length, ([method, path, options]) =>
       ctx.api.request(method, path, options),
@@ -271,7 +271,7 @@ requirement.each(
   },
 );
 
-// Every answer of the run is held to this (harness/client.ts): one that is not a complete HTTP
+// Every answer of the run is held to this (harness/http/client.ts): one that is not a complete HTTP
 // message fails it, whichever check received it, and that check is blocked by it. Its own check
 // reads each operation's plainest answers.
 requirement.each(
@@ -615,7 +615,7 @@ function isPetWithId(body: unknown, id: string): boolean {
 }
 
 /**
- * Sends every spelling of a resource's path without the key or with a wrong one (harness/spellings.ts),
+ * Sends every spelling of a resource's path without the key or with a wrong one (harness/contract/spellings.ts),
  * at once, and fails on the first that serves the resource: a 2xx with the list or the pet (a HEAD's
  * 2xx, which carries no body, serves its headers). Any other answer is left alone: whether a spelling
  * names the resource at all is not this requirement's to judge.
@@ -664,7 +664,7 @@ requirement.each('AUTH-WRONG-KEY-REFUSED', spelledReads, async (ctx, { resource 
   await expectNoSpellingServed(ctx, 'wrong', resource);
 });
 
-/** The near misses of the key (harness/keys.ts): what each is, and why a key may have none. */
+/** The near misses of the key (harness/evidence/keys.ts): what each is, and why a key may have none. */
 const nearMisses: Record<NearMiss, { what: string; none?: string }> = {
   'last-character-changed': { what: "the key's last character changed" },
   'case-flipped': {

@@ -13,31 +13,19 @@
  *   other spellings of a documented path (spellings.ts), sent as written (RequestOptions.asWritten)
  */
 
-import { loadContract } from './contract.ts';
+import { loadContract } from './contract/contract.ts';
 
 /** fast-check, for tests that combine the harness's generators. */
 export { default as fc } from 'fast-check';
-export { Blocked, blocked, isBlocked, suspected } from './blocked.ts';
-export { CONCURRENT_CREATES, MINEFIELD_CONCURRENCY } from './budget.ts';
+export { CONFIG_KEY, type Config } from './config/config.ts';
+export { freshId, type PetInput, runConfig, runTag } from './config/run.ts';
 export {
-  type ApiResponse,
-  Client,
-  type ClientOptions,
-  MAX_BODY_BYTES,
-  type RequestOptions,
-  type ServerErrorSeen,
-} from './client.ts';
-export { CONFIG_KEY, type Config } from './config.ts';
-export { Contract, type ContractIssue, formatIssues, loadContract, type Schema } from './contract.ts';
-export {
-  BrokenMessage,
-  ConformanceError,
-  type ConformanceErrorInit,
-  HTTP_MESSAGE_ID,
-  isBrokenMessage,
-  isConformanceError,
-} from './errors.ts';
-export { clip, type ExchangeRecord, formatExchange, toCurl } from './exchange.ts';
+  Contract,
+  type ContractIssue,
+  formatIssues,
+  loadContract,
+  type Schema,
+} from './contract/contract.ts';
 export {
   describeBody,
   describeResponse,
@@ -53,25 +41,14 @@ export {
   isJsonMediaType,
   type JsonBody,
   readJson,
-} from './expect.ts';
+} from './contract/expect.ts';
 export {
   applyMutation,
   arbitraryOf,
-  checkGenerated,
   isInvalid,
   type Mutation,
   mutationsOf,
-} from './generate.ts';
-export {
-  exactInteger,
-  exactText,
-  INT64_MAX,
-  INT64_MIN,
-  integerOfText,
-  parseExact,
-  stringifyExact,
-} from './json.ts';
-export { keySecrets, MIN_HALF_LENGTH, NEAR_MISSES, type NearMiss, nearMissKey } from './keys.ts';
+} from './contract/generate.ts';
 export {
   bodyOf,
   type Category,
@@ -82,17 +59,49 @@ export {
   type StillJson,
   showBytes,
   type Template,
-} from './minefield.ts';
+} from './contract/minefield.ts';
+export { type Spelling, spellingsOf } from './contract/spellings.ts';
+export {
+  BrokenMessage,
+  ConformanceError,
+  type ConformanceErrorInit,
+  HTTP_MESSAGE_ID,
+  isBrokenMessage,
+  isConformanceError,
+} from './evidence/errors.ts';
+export { clip, type ExchangeRecord, formatExchange, toCurl } from './evidence/exchange.ts';
+export type { Finding } from './evidence/finding.ts';
+export {
+  exactInteger,
+  exactText,
+  INT64_MAX,
+  INT64_MIN,
+  integerOfText,
+  parseExact,
+  stringifyExact,
+} from './evidence/json.ts';
+export { keySecrets, MIN_HALF_LENGTH, NEAR_MISSES, type NearMiss, nearMissKey } from './evidence/keys.ts';
+export { CONCURRENT_CREATES, MINEFIELD_CONCURRENCY } from './http/budget.ts';
+export {
+  type ApiResponse,
+  Client,
+  type ClientOptions,
+  MAX_BODY_BYTES,
+  type RequestOptions,
+  type ServerErrorSeen,
+} from './http/client.ts';
 export {
   type Attempt,
   differences,
-  type Finding,
   Model,
   PET_FIELDS,
   type PetFields,
   runModel,
   showString,
-} from './model.ts';
+} from './model/model.ts';
+export { Blocked, blocked, isBlocked, suspected } from './requirement/blocked.ts';
+export { type CheckContext, type Row, requirement } from './requirement/requirement.ts';
+export { checkGenerated } from './steps/generated.ts';
 export {
   aPetThatExists,
   aPetToShow,
@@ -107,12 +116,9 @@ export {
   NOT_FOUND_AFTER_CREATE,
   petPath,
   shownPet,
-} from './pets.ts';
-export { type CheckContext, type Row, requirement } from './requirement.ts';
-export { freshId, type PetInput, runConfig, runTag } from './run.ts';
-export { checkSequences, IdRange, type SequenceOptions } from './sequences.ts';
-export { expectShownAsCreated, sameFields } from './shown.ts';
-export { type Spelling, spellingsOf } from './spellings.ts';
+} from './steps/pets.ts';
+export { checkSequences, IdRange, type SequenceOptions } from './steps/sequences.ts';
+export { expectShownAsCreated, sameFields } from './steps/shown.ts';
 
 /** The contract of spec/openapi.yaml, dereferenced and compiled (once per worker). */
 export const contract = await loadContract();

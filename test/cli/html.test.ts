@@ -41,7 +41,7 @@ import {
   withPagePolicy,
 } from '../../cli/reports/html.ts';
 import { suiteFrames } from '../../cli/run/collector.ts';
-import { recordExchange } from '../../suites/harness/exchange.ts';
+import { recordExchange } from '../../suites/harness/evidence/exchange.ts';
 import { testConfig } from '../helpers/config.ts';
 
 const catalog = loadCatalog();

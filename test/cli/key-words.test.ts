@@ -11,7 +11,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { loadCatalog } from '../../catalog/catalog.ts';
 import { startReferenceServer } from '../../reference-impl/index.ts';
-import { SHORT_KEY_LENGTH } from '../../suites/harness/keys.ts';
+import { SHORT_KEY_LENGTH } from '../../suites/harness/evidence/keys.ts';
 import { build, type CliResult, filesUnder, type Json, readJson, runCli } from '../helpers/cli.ts';
 import { spellingsOf } from '../helpers/spellings.ts';
 import { createVariants } from '../variants/faulty/create.ts';

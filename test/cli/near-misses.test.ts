@@ -1,4 +1,4 @@
-// The near misses of the key that AUTH-WRONG-KEY-REFUSED sends (suites/harness/keys.ts) hold most of
+// The near misses of the key that AUTH-WRONG-KEY-REFUSED sends (suites/harness/evidence/keys.ts) hold most of
 // the key, or half of it: like the key, they never reach a report, whatever a server does with them.
 // A server that takes every near miss (so that their checks fail, and their exchanges are reported)
 // and echoes the key it was sent in every spelling, in its headers and its body; every file the run
@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { NEAR_MISSES, nearMissKey } from '../../suites/harness/keys.ts';
+import { NEAR_MISSES, nearMissKey } from '../../suites/harness/evidence/keys.ts';
 import { build, type CliResult, filesUnder, type Json, readJson, runCli } from '../helpers/cli.ts';
 import { type HandMadeServer, httpServer } from '../helpers/servers.ts';
 import { SPECIAL_KEY, spellingsOf } from '../helpers/spellings.ts';

@@ -26,7 +26,7 @@ describe('the tarball', () => {
       'spec/openapi.yaml',
       'spec/requirements.yaml',
       'suites/vitest.shared.ts',
-      'suites/harness/client.ts',
+      'suites/harness/http/client.ts',
       'schemas/config.schema.json',
       'schemas/events.schema.json',
       'schemas/expected.schema.json',

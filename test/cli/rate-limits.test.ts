@@ -1,4 +1,4 @@
-// A run meets a deployment's rate limit as a whole (suites/harness/pace.ts): --rate-limit caps it from
+// A run meets a deployment's rate limit as a whole (suites/harness/http/pace.ts): --rate-limit caps it from
 // the start, and a deployment that refuses everything for the rate is a run that could not judge,
 // never a failure of the contract. The limiters of several shapes a correct server sits behind are
 // conformant variants (test/variants/limited.ts).

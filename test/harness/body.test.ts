@@ -1,4 +1,4 @@
-// A body as every report shows it (suites/harness/body.ts): the bytes that arrived, decoded as they
+// A body as every report shows it (suites/harness/evidence/body.ts): the bytes that arrived, decoded as they
 // are; re-indented only when valid JSON, every token as written; anything else as it came; a cut
 // body says where it was cut. And an exchange as the Allure attachments show it: request and
 // response that read as HTTP.
@@ -12,7 +12,7 @@ import {
   formatBytes,
   indentedJson,
   keptBytes,
-} from '../../suites/harness/body.ts';
+} from '../../suites/harness/evidence/body.ts';
 import {
   formatExchange,
   formatRequest,
@@ -20,7 +20,7 @@ import {
   recordExchange,
   requestTitle,
   responseTitle,
-} from '../../suites/harness/exchange.ts';
+} from '../../suites/harness/evidence/exchange.ts';
 
 const base = 'http://127.0.0.1:8080/v1';
 

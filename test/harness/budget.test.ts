@@ -1,4 +1,5 @@
 import { expect, test } from 'vitest';
+import { NOT_JSON } from '../../suites/harness/contract/minefield.ts';
 import {
   CONCURRENT_CREATES,
   GENERATED_CONCURRENCY,
@@ -6,9 +7,8 @@ import {
   MINEFIELD_CONCURRENCY,
   SETUP_CONCURRENCY,
   setupRounds,
-} from '../../suites/harness/budget.ts';
-import { NOT_JSON } from '../../suites/harness/minefield.ts';
-import { createPets } from '../../suites/harness/pets.ts';
+} from '../../suites/harness/http/budget.ts';
+import { createPets } from '../../suites/harness/steps/pets.ts';
 
 test('the largest setup (101 pets) and its GET fit the sequential requests a check is given', () => {
   // LIST-LIMIT-DEFAULT and LIST-LIMIT-AT-MOST [limit=100]: 101 pets, then one GET /pets.

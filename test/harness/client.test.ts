@@ -4,16 +4,16 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { rootCertificates } from 'node:tls';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
-import { Client } from '../../suites/harness/client.ts';
+import { expectStatus, readJson } from '../../suites/harness/contract/expect.ts';
 import {
   ConformanceError,
   isBrokenMessage,
   isRateLimited,
   type RateLimited,
-} from '../../suites/harness/errors.ts';
-import { expectStatus, readJson } from '../../suites/harness/expect.ts';
-import { tlsConnectOptions } from '../../suites/harness/network.ts';
-import { redact } from '../../suites/harness/redact.ts';
+} from '../../suites/harness/evidence/errors.ts';
+import { redact } from '../../suites/harness/evidence/redact.ts';
+import { Client } from '../../suites/harness/http/client.ts';
+import { tlsConnectOptions } from '../../suites/harness/http/network.ts';
 import { type Certificates, makeCertificates } from '../helpers/certs.ts';
 import { testConfig } from '../helpers/config.ts';
 import { type ForwardProxy, forwardProxy, requestLog } from '../helpers/forward-proxy.ts';

@@ -1,8 +1,8 @@
 import { describe, expect, test } from 'vitest';
-import { Client } from '../../suites/harness/client.ts';
-import { loadContract } from '../../suites/harness/contract.ts';
-import { ConformanceError } from '../../suites/harness/errors.ts';
-import { expectSchema } from '../../suites/harness/expect.ts';
+import { loadContract } from '../../suites/harness/contract/contract.ts';
+import { expectSchema } from '../../suites/harness/contract/expect.ts';
+import { ConformanceError } from '../../suites/harness/evidence/errors.ts';
+import { Client } from '../../suites/harness/http/client.ts';
 import { testConfig } from '../helpers/config.ts';
 import { httpServer } from '../helpers/servers.ts';
 

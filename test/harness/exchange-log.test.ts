@@ -14,15 +14,15 @@ import {
   openExchangeLog,
   operationName,
 } from '../../cli/record/exchanges.ts';
-import { Client } from '../../suites/harness/client.ts';
-import { ConformanceError } from '../../suites/harness/errors.ts';
+import { ConformanceError } from '../../suites/harness/evidence/errors.ts';
 import {
   type ExchangeLogSettings,
   exchangeSink,
   loggedBody,
   operationMatcher,
-} from '../../suites/harness/exchange-log.ts';
-import { MASK } from '../../suites/harness/redact.ts';
+} from '../../suites/harness/evidence/exchange-log.ts';
+import { MASK } from '../../suites/harness/evidence/redact.ts';
+import { Client } from '../../suites/harness/http/client.ts';
 import { testConfig } from '../helpers/config.ts';
 import { type HandMadeServer, httpServer, silentServer } from '../helpers/servers.ts';
 

@@ -1,10 +1,15 @@
 import { execFile, spawnSync } from 'node:child_process';
 import { promisify } from 'node:util';
 import { describe, expect, test } from 'vitest';
-import { formatBytes, formatExchange, recordExchange, toCurl } from '../../suites/harness/exchange.ts';
+import {
+  formatBytes,
+  formatExchange,
+  recordExchange,
+  toCurl,
+} from '../../suites/harness/evidence/exchange.ts';
 
-import { registerSecret } from '../../suites/harness/redact.ts';
-import { reproducer } from '../../suites/harness/reproduce.ts';
+import { registerSecret } from '../../suites/harness/evidence/redact.ts';
+import { reproducer } from '../../suites/harness/evidence/reproduce.ts';
 import { httpServer } from '../helpers/servers.ts';
 
 const base = 'http://127.0.0.1:8080/v1';

@@ -1,14 +1,14 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { loadContract } from '../../suites/harness/contract.ts';
-import { ConformanceError } from '../../suites/harness/errors.ts';
+import { loadContract } from '../../suites/harness/contract/contract.ts';
 import {
   applyMutation,
   arbitraryOf,
-  checkGenerated,
   isInvalid,
   mutationsOf,
-} from '../../suites/harness/generate.ts';
+} from '../../suites/harness/contract/generate.ts';
+import { ConformanceError } from '../../suites/harness/evidence/errors.ts';
+import { checkGenerated } from '../../suites/harness/steps/generated.ts';
 import { testConfig } from '../helpers/config.ts';
 
 /** What a case gets when the server never answers. */

@@ -8,7 +8,7 @@ import {
   integerOfText,
   parseExact,
   stringifyExact,
-} from '../../suites/harness/json.ts';
+} from '../../suites/harness/evidence/json.ts';
 
 describe('int64-exact JSON', () => {
   test('ids are read digit for digit, where JSON.parse rounds them', () => {

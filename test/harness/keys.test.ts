@@ -8,7 +8,7 @@ import {
   nearMissKey,
   SHORT_KEY_LENGTH,
   shortKeyWarning,
-} from '../../suites/harness/keys.ts';
+} from '../../suites/harness/evidence/keys.ts';
 
 describe('the near misses of a key (AUTH-WRONG-KEY-REFUSED)', () => {
   test('each kind, of a key that has them all', () => {

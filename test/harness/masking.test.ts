@@ -1,11 +1,11 @@
 import { afterEach, describe, expect, test } from 'vitest';
 import { evidenceAttachments } from '../../cli/reports/allure.ts';
-import { Client } from '../../suites/harness/client.ts';
-import { ConformanceError } from '../../suites/harness/errors.ts';
-import { formatExchange } from '../../suites/harness/exchange.ts';
-import { expectStatus } from '../../suites/harness/expect.ts';
-import { keyShellWord, NEAR_MISSES, nearMissKey } from '../../suites/harness/keys.ts';
-import { createRedactor, MASK, redactUrl, registerSecret } from '../../suites/harness/redact.ts';
+import { expectStatus } from '../../suites/harness/contract/expect.ts';
+import { ConformanceError } from '../../suites/harness/evidence/errors.ts';
+import { formatExchange } from '../../suites/harness/evidence/exchange.ts';
+import { keyShellWord, NEAR_MISSES, nearMissKey } from '../../suites/harness/evidence/keys.ts';
+import { createRedactor, MASK, redactUrl, registerSecret } from '../../suites/harness/evidence/redact.ts';
+import { Client } from '../../suites/harness/http/client.ts';
 import { testConfig } from '../helpers/config.ts';
 import { type HandMadeServer, httpServer, silentServer } from '../helpers/servers.ts';
 import { SPECIAL_KEY, spellingsOf } from '../helpers/spellings.ts';

@@ -1,8 +1,14 @@
 import { execFileSync } from 'node:child_process';
 import { describe, expect, test } from 'vitest';
-import { loadContract } from '../../suites/harness/contract.ts';
-import { parseExact } from '../../suites/harness/json.ts';
-import { bodyOf, NOT_JSON, printfCommand, STILL_JSON, showBytes } from '../../suites/harness/minefield.ts';
+import { loadContract } from '../../suites/harness/contract/contract.ts';
+import {
+  bodyOf,
+  NOT_JSON,
+  printfCommand,
+  STILL_JSON,
+  showBytes,
+} from '../../suites/harness/contract/minefield.ts';
+import { parseExact } from '../../suites/harness/evidence/json.ts';
 
 const contract = await loadContract();
 const ID = 4_503_599_627_370_497n;

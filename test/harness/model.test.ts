@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
-import { loadContract } from '../../suites/harness/contract.ts';
-import type { SentRequest } from '../../suites/harness/exchange.ts';
-import { Model, showString } from '../../suites/harness/model.ts';
+import { loadContract } from '../../suites/harness/contract/contract.ts';
+import type { SentRequest } from '../../suites/harness/evidence/exchange.ts';
+import { Model, showString } from '../../suites/harness/model/model.ts';
 
 const contract = await loadContract();
 const BASE = 'http://127.0.0.1:9/v1';

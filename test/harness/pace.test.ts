@@ -7,7 +7,7 @@ import {
   Pace,
   PaceGivenUp,
   retryAfterMs,
-} from '../../suites/harness/pace.ts';
+} from '../../suites/harness/http/pace.ts';
 
 /** A clock whose time moves only when the test says so. */
 class FakeClock implements Clock {

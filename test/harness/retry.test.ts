@@ -3,9 +3,9 @@
 // not a complete HTTP message is ANY-HTTP-MESSAGE's, whichever check met it.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterEach, describe, expect, test } from 'vitest';
-import { Client, isBroken } from '../../suites/harness/client.ts';
-import { isBrokenMessage } from '../../suites/harness/errors.ts';
-import { backoffMs, isSafeMethod, totalBackoffMs } from '../../suites/harness/retry.ts';
+import { isBrokenMessage } from '../../suites/harness/evidence/errors.ts';
+import { Client, isBroken } from '../../suites/harness/http/client.ts';
+import { backoffMs, isSafeMethod, totalBackoffMs } from '../../suites/harness/http/retry.ts';
 import { testConfig } from '../helpers/config.ts';
 import { rejection } from '../helpers/rejection.ts';
 import { type HandMadeServer, httpServer, silentServer } from '../helpers/servers.ts';

@@ -1,12 +1,12 @@
 import { spawn } from 'node:child_process';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { Client } from '../../suites/harness/client.ts';
-import { loadContract } from '../../suites/harness/contract.ts';
-import { isConformanceError } from '../../suites/harness/errors.ts';
-import { Model } from '../../suites/harness/model.ts';
-import type { CheckContext } from '../../suites/harness/requirement.ts';
-import { checkSequences, type IdKind, IdRange, petArbitrary } from '../../suites/harness/sequences.ts';
+import { loadContract } from '../../suites/harness/contract/contract.ts';
+import { isConformanceError } from '../../suites/harness/evidence/errors.ts';
+import { Client } from '../../suites/harness/http/client.ts';
+import { Model } from '../../suites/harness/model/model.ts';
+import type { CheckContext } from '../../suites/harness/requirement/requirement.ts';
+import { checkSequences, type IdKind, IdRange, petArbitrary } from '../../suites/harness/steps/sequences.ts';
 import { testConfig } from '../helpers/config.ts';
 import { showVariants } from '../variants/faulty/show.ts';
 import { unplantedVariants } from '../variants/faulty/unplanted.ts';

@@ -1,8 +1,8 @@
 import { execFile, spawnSync } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { Client } from '../../suites/harness/client.ts';
-import { spellingsOf } from '../../suites/harness/spellings.ts';
+import { spellingsOf } from '../../suites/harness/contract/spellings.ts';
+import { Client } from '../../suites/harness/http/client.ts';
 import { testConfig } from '../helpers/config.ts';
 import { type HandMadeServer, httpServer } from '../helpers/servers.ts';
 

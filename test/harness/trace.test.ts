@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { afterEach, describe, expect, test } from 'vitest';
-import { Client } from '../../suites/harness/client.ts';
-import { newTraceId, parseTraceparent, traceHeaders, traceparent } from '../../suites/harness/trace.ts';
+import { Client } from '../../suites/harness/http/client.ts';
+import { newTraceId, parseTraceparent, traceHeaders, traceparent } from '../../suites/harness/http/trace.ts';
 import { testConfig } from '../helpers/config.ts';
 import { type HandMadeServer, httpServer } from '../helpers/servers.ts';
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { pathAndQuery, pathUnder, splitUrl } from '../../suites/harness/url.ts';
+import { pathAndQuery, pathUnder, splitUrl } from '../../suites/harness/evidence/url.ts';
 
 const asUrl = (url: string) => {
   const { origin, pathname, search } = new URL(url);

@@ -1,8 +1,8 @@
 // The one Config fixture of the project's tests: what the CLI's edge would build, with defaults.
-import type { Config } from '../../suites/harness/config.ts';
+import type { Config } from '../../suites/harness/config/config.ts';
 
 /** A Config for tests: the defaults of a run (with a short timeout), with `fields` set; frozen, as a run's is. */
-/** Each config is a run of its own: its own pace (suites/harness/pace.ts) and its own pets. */
+/** Each config is a run of its own: its own pace (suites/harness/http/pace.ts) and its own pets. */
 let runs = 0;
 
 export function testConfig(baseUrl: string, fields: Partial<Config> = {}): Config {

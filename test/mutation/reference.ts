@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, beforeEach, inject } from 'vitest';
 import type { RunningServer, StartOptions } from '../../reference-impl/index.ts';
-import { CONFIG_KEY, type Config } from '../../suites/harness/config.ts';
+import { CONFIG_KEY, type Config } from '../../suites/harness/config/config.ts';
 import { judgeAsTheRollUp } from './verdict.ts';
 
 type Reference = typeof import('../../reference-impl/index.ts');

@@ -16,7 +16,7 @@ import path from 'node:path';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { defineConfig } from 'vitest/config';
 import { parse } from 'yaml';
-import type { Config } from '../../suites/harness/config.ts';
+import type { Config } from '../../suites/harness/config/config.ts';
 import { suiteVitestOptions } from '../../suites/vitest.shared.ts';
 
 const root = path.resolve(import.meta.dirname, '..', '..');

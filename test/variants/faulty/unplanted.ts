@@ -1,7 +1,7 @@
 /**
  * Faults of kinds the checks were not written against (issue 18): strings altered on the way in, a
  * list that never shows what was created, writes lost under concurrency, nothing stored at all. The
- * suite finds them by holding every answer against what the run created (suites/harness/model.ts)
+ * suite finds them by holding every answer against what the run created (suites/harness/model/model.ts)
  * and by generated sequences of operations (suites/create/create.checks.ts).
  */
 import { isLosslessNumber, stringify } from 'lossless-json';

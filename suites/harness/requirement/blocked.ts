@@ -1,9 +1,9 @@
-import type { ApiResponse } from './client.ts';
-import { ConformanceError, isBrokenMessage, isConformanceError, isRateLimited } from './errors.ts';
-import { shownUrl } from './exchange.ts';
-import { describeResponse } from './expect.ts';
-import { redact } from './redact.ts';
-import { pathAndQuery } from './url.ts';
+import { describeResponse } from '../contract/expect.ts';
+import { ConformanceError, isBrokenMessage, isConformanceError, isRateLimited } from '../evidence/errors.ts';
+import { shownUrl } from '../evidence/exchange.ts';
+import { redact } from '../evidence/redact.ts';
+import { pathAndQuery } from '../evidence/url.ts';
+import type { ApiResponse } from '../http/client.ts';
 
 /**
  * Thrown when what a check needs cannot be had: the pets it reads could not be created, the /v1

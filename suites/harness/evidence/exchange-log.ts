@@ -12,7 +12,7 @@
  * (the rest only counted), an answer's masked before it is cut.
  */
 import { appendFileSync } from 'node:fs';
-import { type Route, type RouteMatch, routeMatcher } from '../../catalog/routes.ts';
+import { type Route, type RouteMatch, routeMatcher } from '../../../catalog/routes.ts';
 import { type BodyExcerpt, bodyExcerpt } from './body.ts';
 import { type ExchangeResult, type SentRequest, shownUrl } from './exchange.ts';
 import { redact, redactRequestHeaders, redactResponseHeaders } from './redact.ts';

@@ -2,14 +2,15 @@
  * A pet read back against the pet created: the id digit for digit and every field sent, for the
  * checks of create.checks.ts and show.checks.ts that create a pet and show it.
  */
-import type { ApiResponse } from './client.ts';
-import type { Contract } from './contract.ts';
-import { clip } from './exchange.ts';
-import { fail } from './expect.ts';
-import { exactInteger, exactText } from './json.ts';
-import { differences } from './model.ts';
+
+import type { PetInput } from '../config/run.ts';
+import type { Contract } from '../contract/contract.ts';
+import { fail } from '../contract/expect.ts';
+import { clip } from '../evidence/exchange.ts';
+import { exactInteger, exactText } from '../evidence/json.ts';
+import type { ApiResponse } from '../http/client.ts';
+import { differences } from '../model/model.ts';
 import { shownPet } from './pets.ts';
-import type { PetInput } from './run.ts';
 
 /**
  * How a pet as shown differs from the pet sent: the id digit for digit, and every field sent equal,

@@ -1,10 +1,11 @@
-import { bodyExcerpt, bodyInline } from './body.ts';
-import type { Config } from './config.ts';
-import { type Contract, loadContract, type Schema } from './contract.ts';
-import type { SentRequest } from './exchange.ts';
-import { shownUrl, toCurl } from './exchange.ts';
-import { exactInteger, INT64_MAX, INT64_MIN, isExactNumber, parseBody } from './json.ts';
-import { pathAndQuery, splitUrl } from './url.ts';
+import type { Config } from '../config/config.ts';
+import { type Contract, loadContract, type Schema } from '../contract/contract.ts';
+import { bodyExcerpt, bodyInline } from '../evidence/body.ts';
+import type { SentRequest } from '../evidence/exchange.ts';
+import { shownUrl, toCurl } from '../evidence/exchange.ts';
+import type { Finding } from '../evidence/finding.ts';
+import { exactInteger, INT64_MAX, INT64_MIN, isExactNumber, parseBody } from '../evidence/json.ts';
+import { pathAndQuery, splitUrl } from '../evidence/url.ts';
 
 /*
  * The run's model of the service (issue 18): what the run created through it (each create as
@@ -38,22 +39,6 @@ import { pathAndQuery, splitUrl } from './url.ts';
  * follows: a server may count a POST to /pets/ or one it refuses for its key among the creates it
  * is busy with.
  */
-
-/** A failure of a requirement's rule seen in an answer, masked; the roll-up fails that requirement. */
-export interface Finding {
-  readonly requirementId: string;
-  readonly expected: string;
-  readonly received: string;
-  readonly reproduce: string;
-  /** The id of the pet the answer got wrong (the model's findings; not reported). */
-  readonly petId?: string;
-  /**
-   * Requirements whose failure explains this finding better: when one of them fails, the one named
-   * is blocked by it rather than failed (a pet lost in a store that keeps none is not a fault of
-   * concurrency). cli/record/rollup.ts.
-   */
-  readonly unless?: readonly string[];
-}
 
 /** The fields of a Pet the model compares, besides the id. */
 export const PET_FIELDS = ['name', 'tag', 'status'] as const;

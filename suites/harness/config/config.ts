@@ -1,4 +1,4 @@
-import type { Requirement } from '../../catalog/catalog.ts';
+import type { Requirement } from '../../../catalog/catalog.ts';
 
 /**
  * The one configuration object of a run. The CLI builds it at the edge (flag, then environment,
@@ -53,7 +53,7 @@ export interface Config {
   readonly userAgent?: string;
   /**
    * The run's W3C trace id (32 lower-case hex digits): every request carries a traceparent in it, with
-   * a span id of its own (harness/trace.ts). Absent: no trace headers (--no-trace-headers).
+   * a span id of its own (harness/http/trace.ts). Absent: no trace headers (--no-trace-headers).
    */
   readonly traceId?: string;
   /** Also send each exchange's id (its span id) in this header, one the deployment logs (--request-id-header). */

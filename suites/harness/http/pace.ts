@@ -22,7 +22,7 @@
  * the requests queued before it.
  */
 
-import type { Config } from './config.ts';
+import type { Config } from '../config/config.ts';
 
 /**
  * Requests a run keeps in flight at most, unless --concurrency says otherwise (one connection each).

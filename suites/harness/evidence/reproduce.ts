@@ -1,5 +1,5 @@
+import { freshId } from '../config/run.ts';
 import { type SentRequest, toCurl } from './exchange.ts';
-import { freshId } from './run.ts';
 
 /**
  * Ids of the pets the run's requests created (a 2xx to a POST with that id). A create re-sent as

@@ -1,11 +1,11 @@
-import { blocked } from './blocked.ts';
-import { SETUP_CONCURRENCY } from './budget.ts';
-import type { ApiResponse, Client } from './client.ts';
-import type { Contract } from './contract.ts';
-import { describeResponse, expectJsonArray, expectJsonObject, type JsonBody } from './expect.ts';
-import { exactText, isExactNumber } from './json.ts';
-import type { CheckContext } from './requirement.ts';
-import { type PetInput, runTag } from './run.ts';
+import { type PetInput, runTag } from '../config/run.ts';
+import type { Contract } from '../contract/contract.ts';
+import { describeResponse, expectJsonArray, expectJsonObject, type JsonBody } from '../contract/expect.ts';
+import { exactText, isExactNumber } from '../evidence/json.ts';
+import { SETUP_CONCURRENCY } from '../http/budget.ts';
+import type { ApiResponse, Client } from '../http/client.ts';
+import { blocked } from '../requirement/blocked.ts';
+import type { CheckContext } from '../requirement/requirement.ts';
 
 /*
  * Preconditions are not checks. What a check needs (pets that exist, an id to show) is had by a

@@ -1,19 +1,20 @@
 import { randomBytes } from 'node:crypto';
 import fc from 'fast-check';
-import { endsTheCheck } from './blocked.ts';
-import { GENERATED_BUDGET_FACTOR } from './budget.ts';
-import type { ApiResponse } from './client.ts';
-import type { Schema } from './contract.ts';
-import { ConformanceError } from './errors.ts';
-import { clip, type ExchangeRecord, shownUrl, toCurl } from './exchange.ts';
-import { applyMutation, type Mutation, mutationsOf } from './generate.ts';
-import { INT64_MAX, INT64_MIN, parseBody } from './json.ts';
-import { type Finding, PET_FIELDS } from './model.ts';
-import { runClock } from './pace.ts';
+import { runTag } from '../config/run.ts';
+import type { Schema } from '../contract/contract.ts';
+import { applyMutation, type Mutation, mutationsOf } from '../contract/generate.ts';
+import { ConformanceError } from '../evidence/errors.ts';
+import { clip, type ExchangeRecord, shownUrl, toCurl } from '../evidence/exchange.ts';
+import type { Finding } from '../evidence/finding.ts';
+import { INT64_MAX, INT64_MIN, parseBody } from '../evidence/json.ts';
+import { pathAndQuery } from '../evidence/url.ts';
+import { GENERATED_BUDGET_FACTOR } from '../http/budget.ts';
+import type { ApiResponse } from '../http/client.ts';
+import { runClock } from '../http/pace.ts';
+import { PET_FIELDS } from '../model/model.ts';
+import { endsTheCheck } from '../requirement/blocked.ts';
+import type { CheckContext } from '../requirement/requirement.ts';
 import { petPath } from './pets.ts';
-import type { CheckContext } from './requirement.ts';
-import { runTag } from './run.ts';
-import { pathAndQuery } from './url.ts';
 
 /*
  * Generated sequences of operations, each answer held against a model of what the sequence did

@@ -12,45 +12,21 @@
 import { createRequire } from 'node:module';
 import * as tls from 'node:tls';
 import type { Dispatcher } from 'undici';
-import type { Network, TlsSettings } from './config.ts';
-import { type SplitUrl, splitUrl } from './url.ts';
+import type { Network, TlsSettings } from '../config/config.ts';
+import { type SplitUrl, splitUrl } from '../evidence/url.ts';
 
 // undici is loaded when a dispatcher is made, not with this module: the command imports this module
 // at its start for proxySecrets(), and a run against the bundled reference never makes one there.
-
-let agent: typeof import('undici').Agent | undefined;
-
-/**
- * undici's Agent, loaded once on first use (not when this module is imported: a run that sends
- * nothing never loads it), from the module that defines it. undici's index loads all of undici
- * besides (fetch, WebSocket, EventSource, the cache, the mock agents): about 45 ms of a worker's
- * start in a new thread, where Agent alone takes about 24. undici declares no `exports`, so its files
- * can be required; should a release move this one, its index is used instead
- * (test/harness/network.test.ts says so at once). A proxy takes the index: its tunnel is undici's
- * `connect()`, which the index adds to every dispatcher.
- */
-function undiciAgent(): typeof import('undici').Agent {
-  agent ??= ownAgent(require) ?? undiciIndex().Agent;
-  return agent;
-}
+// It is loaded through its package's entry (its `main`), as its documentation imports it.
 
 const require = createRequire(import.meta.url);
 
+let undici: typeof import('undici') | undefined;
+
+/** undici, loaded once on first use: a run that sends nothing never loads it. */
 function undiciIndex(): typeof import('undici') {
-  return require('undici') as typeof import('undici');
-}
-
-/** Where undici 7 defines its Agent. */
-export const UNDICI_AGENT_MODULE = 'undici/lib/dispatcher/agent.js';
-
-/** undici's Agent from its own module, or undefined when the module is not there (or not a class). */
-export function ownAgent(load: NodeJS.Require): typeof import('undici').Agent | undefined {
-  try {
-    const Agent = load(UNDICI_AGENT_MODULE) as unknown;
-    return typeof Agent === 'function' ? (Agent as typeof import('undici').Agent) : undefined;
-  } catch {
-    return undefined;
-  }
+  undici ??= require('undici') as typeof import('undici');
+  return undici;
 }
 
 /** One request to send: undici's dispatch options, less what the URL gives (origin, path). */
@@ -224,7 +200,7 @@ export function createDispatcher(network: Network | undefined, pool: PoolOptions
   const tlsOptions = { ...tlsConnectOptions(network?.tls), ...timeout };
   const proxy = network?.proxy;
   if (!proxy || (proxy.http === '' && proxy.https === '')) {
-    return new (undiciAgent())({ ...agentOptions, connect: tlsOptions });
+    return new (undiciIndex().Agent)({ ...agentOptions, connect: tlsOptions });
   }
   // The proxy's own certificate is checked against the same trust (a CA given with --ca-cert, or
   // none with --insecure); a client certificate is for the target only.

@@ -5,7 +5,7 @@
  * Nothing in them is derived from the API key or any other secret: they are fresh random numbers.
  */
 import { randomBytes } from 'node:crypto';
-import type { Config } from './config.ts';
+import type { Config } from '../config/config.ts';
 
 /** A trace id: 16 random bytes as 32 lower-case hex digits, never all zeros (the spec's invalid value). */
 export function newTraceId(): string {

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Dispatcher } from 'undici';
-import type { Config, Network } from './config.ts';
-import { BrokenMessage, ConformanceError, HTTP_MESSAGE_ID, RateLimited } from './errors.ts';
+import type { Config, Network } from '../config/config.ts';
+import { BrokenMessage, ConformanceError, HTTP_MESSAGE_ID, RateLimited } from '../evidence/errors.ts';
 import {
   type ExchangeRecord,
   formatBytes,
@@ -10,11 +10,19 @@ import {
   shellQuote,
   shownUrl,
   toCurl,
-} from './exchange.ts';
-import type { ExchangeSink } from './exchange-log.ts';
-import { stringifyExact } from './json.ts';
-import { keySecrets, keyShellWord, type NearMiss, nearMissKey } from './keys.ts';
-import type { Finding, Model } from './model.ts';
+} from '../evidence/exchange.ts';
+import type { ExchangeSink } from '../evidence/exchange-log.ts';
+import type { Finding } from '../evidence/finding.ts';
+import { stringifyExact } from '../evidence/json.ts';
+import { keySecrets, keyShellWord, type NearMiss, nearMissKey } from '../evidence/keys.ts';
+import {
+  isSecretHeader,
+  redact,
+  registerSecret,
+  registerSecretHeader,
+  registerSecretQueryParam,
+} from '../evidence/redact.ts';
+import { reproducer } from '../evidence/reproduce.ts';
 import { Attempt, createDispatcher, proxySecrets } from './network.ts';
 import {
   type Admission,
@@ -26,14 +34,6 @@ import {
   retryAfterMs,
   runPace,
 } from './pace.ts';
-import {
-  isSecretHeader,
-  redact,
-  registerSecret,
-  registerSecretHeader,
-  registerSecretQueryParam,
-} from './redact.ts';
-import { reproducer } from './reproduce.ts';
 import { backoffMs, isSafeMethod, type RetriedRequest } from './retry.ts';
 import { traceHeaders } from './trace.ts';
 
@@ -47,6 +47,18 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 export const SINGLED_OUT_503 = 3;
 /** 5xx answers a client keeps as evidence for ANY-NO-5XX (the first ones; later ones are only counted). */
 export const MAX_SERVER_ERRORS_KEPT = 3;
+/**
+ * What the client tells the run's model (model/model.ts) of each request: `watch` as it is sent (a
+ * write sent `alone` waits for `admitted`), `settle` when it is answered, or not, returning what the
+ * answer breaks of the model's rules. The client knows the model only by this.
+ */
+export interface ExchangeWatcher<
+  W extends { readonly admitted: Promise<void> } = { readonly admitted: Promise<void> },
+> {
+  watch(sent: SentRequest, alone?: boolean, foreign?: boolean): W;
+  settle(watch: W, status: number | undefined, body?: Buffer, text?: string): Finding[];
+}
+
 /** Findings a client keeps per requirement (the first ones): evidence enough, and a bounded report. */
 export const MAX_FINDINGS_KEPT = 3;
 /** Answers over --max-response-time a client keeps as evidence for ANY-RESPONSE-TIME (the rest are counted). */
@@ -170,7 +182,8 @@ export interface ClientOptions {
   /** Where every exchange is also written, masked: the run's exchange log (exchange-log.ts). */
   readonly log?: ExchangeSink;
   /** The run's model: every exchange is reported to it, and every answer held against it. */
-  readonly model?: Model;
+  // biome-ignore lint/suspicious/noExplicitAny: the model's own watch type, opaque to the client
+  readonly model?: ExchangeWatcher<any>;
   /** Overrides the run's pace (tests of the harness). */
   readonly pace?: Pace;
   /** Overrides rateLimitPatienceMs (tests of the harness). */
@@ -203,7 +216,7 @@ export class Client {
   readonly findings: Finding[] = [];
   /**
    * Every attempt sent again because the transport failed before an answer (--retries, safe methods
-   * only; harness/retry.ts), masked, oldest first. A check that passed with any is flaky.
+   * only; harness/http/retry.ts), masked, oldest first. A check that passed with any is flaky.
    */
   readonly retried: RetriedRequest[] = [];
   /** The first MAX_SLOW_ANSWERS_KEPT answers slower than config.maxResponseTimeMs (--max-response-time). */

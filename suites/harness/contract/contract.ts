@@ -2,11 +2,11 @@ import { createRequire } from 'node:module';
 import type { ErrorObject, Options, ValidateFunction } from 'ajv';
 import type { Ajv2020 } from 'ajv/dist/2020.js';
 import { inject } from 'vitest';
-import { readChecked } from '../../catalog/checked.ts';
-import { specFiles } from '../../catalog/paths.ts';
-import { bodyExcerpt, bodyInline } from './body.ts';
-import { OPENAPI_KEY } from './config.ts';
-import { clip } from './exchange.ts';
+import { readChecked } from '../../../catalog/checked.ts';
+import { specFiles } from '../../../catalog/paths.ts';
+import { OPENAPI_KEY } from '../config/config.ts';
+import { bodyExcerpt, bodyInline } from '../evidence/body.ts';
+import { clip } from '../evidence/exchange.ts';
 import {
   exactInteger,
   exactOfParsed,
@@ -15,7 +15,7 @@ import {
   INT64_MIN,
   inInt64,
   isExactNumber,
-} from './json.ts';
+} from '../evidence/json.ts';
 
 const require = createRequire(import.meta.url);
 

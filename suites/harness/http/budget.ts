@@ -38,21 +38,21 @@ export function setupRounds(pets: number): number {
 export const GENERATED_BUDGET_FACTOR = 2;
 
 /**
- * Generated cases in flight at once (harness/generate.ts): 60 cases take 2 round trips instead of
+ * Generated cases in flight at once (harness/contract/generate.ts): 60 cases take 2 round trips instead of
  * 60, which is what a deployment far away pays for each. Fewer than the CONCURRENT_CREATES that
  * CREATE-CONCURRENT sends at once, so that no server sees more concurrency from them than the suite already asks for.
  */
 export const GENERATED_CONCURRENCY = 30;
 
 /**
- * Bodies of the JSON minefield (harness/minefield.ts) sent at once: some sixty bodies take two round
+ * Bodies of the JSON minefield (harness/contract/minefield.ts) sent at once: some sixty bodies take two round
  * trips, within MAX_SEQUENTIAL_REQUESTS, and fewer creates are in flight than CONCURRENT_CREATES.
  */
 export const MINEFIELD_CONCURRENCY = 30;
 
 /**
  * The longest one request can take: its timeout, and with --retries each retry's timeout and the
- * wait before it (harness/retry.ts).
+ * wait before it (harness/http/retry.ts).
  */
 export function requestBudgetMs(timeoutMs: number, retries = 0): number {
   return (retries + 1) * timeoutMs + totalBackoffMs(retries);

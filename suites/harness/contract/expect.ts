@@ -1,8 +1,8 @@
-import { bodyExcerpt, bodyInline, formatBytes } from './body.ts';
-import type { ApiResponse } from './client.ts';
+import { bodyExcerpt, bodyInline, formatBytes } from '../evidence/body.ts';
+import { ConformanceError } from '../evidence/errors.ts';
+import { parseBody } from '../evidence/json.ts';
+import type { ApiResponse } from '../http/client.ts';
 import { type Contract, formatIssues } from './contract.ts';
-import { ConformanceError } from './errors.ts';
-import { parseBody } from './json.ts';
 
 /**
  * Checks on one response. Each throws a ConformanceError carrying what was expected, what came back

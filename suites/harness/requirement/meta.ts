@@ -1,0 +1,58 @@
+/**
+ * What a test leaves in its task.meta for the CLI's record (cli/run/collector.ts) and reports: the
+ * requirement it checks, its evidence, and what it saw of other requirements. Written by outcome.ts.
+ */
+import type { Level } from '../../../catalog/catalog.ts';
+import type { ExchangeRecord } from '../evidence/exchange.ts';
+import type { Finding } from '../evidence/finding.ts';
+import type { ServerErrorSeen, SlowAnswer } from '../http/client.ts';
+import type { RetriedRequest } from '../http/retry.ts';
+
+declare module 'vitest' {
+  interface TaskMeta {
+    /** The catalog id of the requirement a test checks (exactly one per test). */
+    requirementId?: string;
+    requirementLevel?: Level;
+    /** The row of a table the test checks ("limit=101"), when it checks one. */
+    case?: string;
+    /**
+     * The test's last exchanges, masked (a failed test's last FAILED_EVIDENCE, a passed one's
+     * PASSED_EVIDENCE): the CLI's Allure results attach them (cli/reports/allure.ts).
+     */
+    evidence?: ExchangeRecord[];
+    /** What the test observed beside its verdict (CheckContext.note), masked: steps in the Allure results. */
+    notes?: string[];
+    /** The HTTP requests the test sent (429 retries not counted). */
+    exchangeCount?: number;
+    /** The first 5xx answers the test received (ANY-NO-5XX fails on them, whatever the test checks). */
+    serverErrors?: ServerErrorSeen[];
+    /**
+     * Answers the test received that break another requirement's rule, as the run's model sees them
+     * (model.ts): the roll-up fails the requirement each names, not this test.
+     */
+    findings?: Finding[];
+    /** The attempts sent again because the transport failed (--retries): the test passed flaky with any. */
+    retried?: RetriedRequest[];
+    /** How many attempts were sent again (retried keeps the first MAX_RETRIED_KEPT). */
+    retryCount?: number;
+    /** The first answers slower than --max-response-time (ANY-RESPONSE-TIME fails on them), and their count. */
+    slowAnswers?: SlowAnswer[];
+    slowCount?: number;
+    /**
+     * The test was not judged: the deployment's rate limit kept one of its requests from an answer
+     * longer than a run waits (RateLimited); its skip note says which request and how.
+     */
+    rateLimited?: { message: string; reproduce: string; paceRate?: number };
+    /** The test was not judged: these requirements' failures block it (its skip note says how). */
+    blockedBy?: string[];
+    /** What a blocked test needed, what came back, and the curl line (masked). */
+    blockedEvidence?: { expected: string; received: string; reproduce: string };
+    /** A blocked test that fails itself unless one of blockedBy fails: what it then says (blocked.ts suspected). */
+    blockedOwnFault?: string;
+    /**
+     * The check itself broke (an exception that is not an HTTP expectation: a bug of the suite, not
+     * the server's fault); the CLI then cannot judge (exit 2). "TypeError: x is undefined".
+     */
+    suiteError?: string;
+  }
+}

@@ -1,0 +1,193 @@
+import { inject, type TestContext, test } from 'vitest';
+import type { Need, Requirement } from '../../../catalog/catalog.ts';
+import { selectionSkipReason } from '../../../catalog/select.ts';
+import { type Config, REQUIREMENTS_KEY } from '../config/config.ts';
+import { freshId, newPet, type PetInput, runConfig } from '../config/run.ts';
+import { type Contract, loadContract } from '../contract/contract.ts';
+import { EXCHANGE_LOG_KEY, exchangeSink } from '../evidence/exchange-log.ts';
+import { redact } from '../evidence/redact.ts';
+import { testTimeoutFor } from '../http/budget.ts';
+import { Client } from '../http/client.ts';
+import { runPace } from '../http/pace.ts';
+import { type Model, runModel } from '../model/model.ts';
+import { CheckBudget } from './check-budget.ts';
+import { firstLook, PREFIX_ID, requireTheApi } from './first-look.ts';
+import './meta.ts';
+import { endingOf, recordWhatItSaw, SkipCheck } from './outcome.ts';
+
+/** What a check receives. */
+export interface CheckContext {
+  /** A client of its own (exchange log per test), bounded by config.timeoutMs and the test's signal. */
+  readonly api: Client;
+  readonly config: Config;
+  readonly contract: Contract;
+  readonly requirement: Requirement;
+  /** What the run created, refused and saw (model.ts): every answer of `api` is held against it. */
+  readonly model: Model;
+  /** Skips for a reason the data gives (e.g. "the list is empty, so there is no pet to show"). */
+  skip(reason: string): never;
+  /** Records an observation the reports show (e.g. the status /store/orders answered). */
+  note(message: string): Promise<void>;
+  /** A fresh valid pet of this run (new id, run tag), with `fields` set. */
+  newPet(fields?: Partial<PetInput>): PetInput;
+  /** A pet id no other run has used (see run.ts). */
+  freshId(hint?: bigint): bigint;
+}
+
+export type Check = (ctx: CheckContext) => Promise<void>;
+
+/** Rows of a table each carry a `case` label, shown in the test's name: "[limit=101]". */
+export interface Row {
+  readonly case: string;
+  /** What this row needs beyond the requirement's needs (e.g. a POST row of a read-only check). */
+  readonly needs?: readonly Need[];
+}
+
+// The catalog as suiteVitestOptions() hands it over, read once in the main process; outside such a
+// run (the harness's own tests) it is read from spec/ here. Either way the YAML is not parsed per worker.
+const catalog = new Map(
+  (inject(REQUIREMENTS_KEY) ?? (await import('../../../catalog/catalog.ts')).loadCatalog().requirements).map(
+    (r) => [r.id, r],
+  ),
+);
+
+/** Where every exchange is written (the CLI's runs); none under suites/vitest.config.ts. */
+const exchangeLog = inject(EXCHANGE_LOG_KEY);
+
+/** The catalog entry of an id; throws for an id the catalog does not have. */
+export function requirementOf(id: string): Requirement {
+  const r = catalog.get(id);
+  if (!r)
+    throw new Error(
+      `requirement(): unknown id ${id}: it is not in spec/requirements.yaml (or it is retired)`,
+    );
+  return r;
+}
+
+/** The test's name: "LIST-LIMIT-OVER-MAX a limit above 100 is rejected with a 4xx status [limit=101]". */
+export function testName(r: Requirement, caseLabel?: string): string {
+  return caseLabel === undefined ? `${r.id} ${r.title}` : `${r.id} ${r.title} [${caseLabel}]`;
+}
+
+/** Why a requirement is not checked under a config, or undefined when it is. The reasons are stable. */
+export function skipReason(
+  r: Requirement,
+  config: Config,
+  extraNeeds: readonly Need[] = [],
+): string | undefined {
+  const leftOut = selectionSkipReason(r.id, config);
+  if (leftOut !== undefined) return leftOut;
+  for (const need of [...r.needs, ...extraNeeds]) {
+    if (need === 'write' && config.readOnly) return '--read-only: needs writes';
+    if (need === 'key' && !config.apiKey) return 'needs --api-key';
+    if (need === 'auth-required' && !config.authRequired) return 'needs --auth-required';
+    if (need === 'max-response-time' && config.maxResponseTimeMs === undefined)
+      return 'needs --max-response-time';
+  }
+  return undefined;
+}
+
+/**
+ * One test of requirement `r` (a row of its table, when it has one): skipped with a stable reason
+ * when the run does not allow it; otherwise the check runs within its budget beside the run's first
+ * look, and ends as outcome.ts says. No timeout of vitest's: a check's time budget is its own
+ * (CheckBudget), which does not count the time the run waits for the deployment's rate limit.
+ */
+function define(r: Requirement, row: Row | undefined, check: Check): void {
+  const caseLabel = row?.case;
+  const meta = { requirementId: r.id, requirementLevel: r.level, ...(caseLabel ? { case: caseLabel } : {}) };
+  test.concurrent(testName(r, caseLabel), { meta, timeout: 0 }, async (ctx: TestContext) => {
+    const config = runConfig();
+    const reason = skipReason(r, config, row?.needs);
+    if (reason) ctx.skip(reason);
+    // The run's first look goes out as the first check starts; each check reads it when it ends.
+    if (r.id !== PREFIX_ID) void firstLook(config, exchangeLog);
+    const { context, api, budget } = await openCheck(r, caseLabel, config, ctx);
+    let thrown: unknown;
+    let noApi = false;
+    try {
+      await budget.race(
+        (async () => {
+          try {
+            await check(context);
+          } finally {
+            // Whatever the check found, a first look that says the API is not there, or the key is
+            // not let through, blocks it (thrown from `finally`, that replaces what the check threw).
+            await requireTheApi(r, config, exchangeLog).catch((err: unknown) => {
+              noApi = true;
+              throw err;
+            });
+          }
+        })(),
+        () => api.exchanges.at(-1),
+      );
+    } catch (err) {
+      thrown = err;
+    } finally {
+      budget.end();
+    }
+    const ending = endingOf(thrown, r, api, ctx.task.meta, ctx.signal.aborted);
+    recordWhatItSaw(ctx.task.meta, api, noApi);
+    if (ending.kind === 'skipped') ctx.skip(ending.reason);
+    if (ending.kind === 'failed') throw ending.error;
+  });
+}
+
+/** What a check of `r` is handed: its client (its own exchange log, held to the run's model), its budget. */
+async function openCheck(
+  r: Requirement,
+  caseLabel: string | undefined,
+  config: Config,
+  ctx: TestContext,
+): Promise<{ context: CheckContext; api: Client; budget: CheckBudget }> {
+  const log = exchangeSink(exchangeLog, config.baseUrl, { requirement: r.id, check: testName(r, caseLabel) });
+  const model = await runModel(config);
+  const budget = new CheckBudget(
+    ctx.signal,
+    testTimeoutFor(config.timeoutMs, config.retries),
+    runPace(config),
+  );
+  const api = new Client(config, { signal: budget.signal, model, ...(log ? { log } : {}) });
+  const context: CheckContext = {
+    api,
+    config,
+    contract: await loadContract(),
+    requirement: r,
+    model,
+    // A check's note or reason to skip may quote an answer: masked as the server's text.
+    skip: (why) => {
+      throw new SkipCheck(redact(why));
+    },
+    note: async (message) => {
+      ctx.task.meta.notes ??= [];
+      ctx.task.meta.notes.push(redact(message));
+    },
+    newPet: (fields) => newPet(config, fields),
+    freshId,
+  };
+  return { context, api, budget };
+}
+
+/**
+ * Declares the test of one requirement (STYLE point 4). It refuses an id the catalog does not have,
+ * is named `${id} ${title}`, carries the id in task.meta.requirementId (every report files it by it), and
+ * skips with a stable reason when the run does not allow it: "not selected by --only",
+ * "excluded by --exclude", "--read-only: needs writes", "needs --api-key", "needs --auth-required",
+ * "needs --max-response-time". Tests run concurrently.
+ */
+export function requirement(id: string, check: Check): void {
+  define(requirementOf(id), undefined, check);
+}
+
+/**
+ * One test per row of a literal table, each named `${id} ${title} [${row.case}]`, checking the same
+ * requirement with other values (STYLE point 14).
+ */
+requirement.each = <R extends Row>(
+  id: string,
+  rows: readonly R[],
+  check: (ctx: CheckContext, row: R) => Promise<void>,
+): void => {
+  const r = requirementOf(id);
+  for (const row of rows) define(r, row, (ctx) => check(ctx, row));
+};
