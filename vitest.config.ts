@@ -11,5 +11,12 @@ export default defineConfig({
     // after the other, though most of them wait on child processes and servers rather than compute.
     // Two files at once on 2 cores; vitest's default on more.
     maxWorkers: Math.max(2, availableParallelism() - 1),
+    // Concurrent tests of a file at once (vitest's default is 5): the variants test has one test per
+    // variant, most of them waiting for a slot of their own (test/variants/variants.test.ts), and
+    // those that wait on a rate limit or a hanging server must not hold the others back.
+    maxConcurrency: 16,
+    // The compiled command (dist/, which tests run in process: test/helpers/cli.ts runInProcess) is
+    // loaded by Node as it ships, not transformed by vitest.
+    server: { deps: { external: [/\/dist\//] } },
   },
 });

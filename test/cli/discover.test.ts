@@ -11,7 +11,7 @@ import {
   githubAnnotations,
 } from '../../cli/reports/annotations.ts';
 import { HELP_WIDTH, helpText } from '../../cli/run/help.ts';
-import { build, type Json, runCli } from '../helpers/cli.ts';
+import { build, type Json, runInProcess } from '../helpers/cli.ts';
 
 const catalog = loadCatalog();
 
@@ -21,7 +21,7 @@ beforeAll(async () => {
 
 describe('petstore-conformance requirements', () => {
   test('lists every requirement in catalog order: id, level, needs and title', async () => {
-    const r = await runCli(['requirements']);
+    const r = await runInProcess(['requirements']);
     expect(r.code, r.stderr).toBe(0);
     const lines = r.stdout.split('\n');
     expect(lines[0]).toMatch(/^ID +LEVEL +NEEDS +TITLE$/);
@@ -34,7 +34,7 @@ describe('petstore-conformance requirements', () => {
   });
 
   test('--json prints a JSON array of id, level, title, operation and needs', async () => {
-    const r = await runCli(['requirements', '--json']);
+    const r = await runInProcess(['requirements', '--json']);
     expect(r.code, r.stderr).toBe(0);
     const rows: Json[] = JSON.parse(r.stdout);
     expect(rows).toEqual(
@@ -49,7 +49,7 @@ describe('petstore-conformance requirements', () => {
   });
 
   test('--only and --exclude list what a run with them would check', async () => {
-    const r = await runCli(['requirements', '--json', '--only', 'list', '--exclude', 'LIST-LIMIT']);
+    const r = await runInProcess(['requirements', '--json', '--only', 'list', '--exclude', 'LIST-LIMIT']);
     expect(r.code, r.stderr).toBe(0);
     const expected = catalog.requirements
       .map((req) => req.id)
@@ -59,11 +59,11 @@ describe('petstore-conformance requirements', () => {
   });
 
   test('a bad option or a prefix that matches nothing: exit 2 with the reason', async () => {
-    const bogus = await runCli(['requirements', '--bogus']);
+    const bogus = await runInProcess(['requirements', '--bogus']);
     expect(bogus.code).toBe(2);
     expect(bogus.stderr).toContain('requirements: unknown option --bogus');
     expect(bogus.stderr).not.toMatch(/internal error|\bat \w/); // a usage error, not a stack
-    const nothing = await runCli(['requirements', '--only', 'NOPE']);
+    const nothing = await runInProcess(['requirements', '--only', 'NOPE']);
     expect(nothing.code).toBe(2);
     expect(nothing.stderr).toContain('--only NOPE matches no requirement id');
   });
@@ -78,7 +78,7 @@ describe('--help', () => {
   });
 
   test('names the options of the network, selection, annotations and the requirements subcommand', async () => {
-    const r = await runCli(['--help']);
+    const r = await runInProcess(['--help']);
     for (const word of [
       '--exclude',
       '--proxy',

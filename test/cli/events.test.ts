@@ -5,7 +5,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { build, runCli } from '../helpers/cli.ts';
+import { build, runInProcess } from '../helpers/cli.ts';
 import { shippedSchema } from '../helpers/schemas.ts';
 import { type HandMadeServer, httpServer } from '../helpers/servers.ts';
 
@@ -28,7 +28,7 @@ afterAll(async () => {
 });
 
 test('--events -: standard output holds the events alone, the console goes to standard error', async () => {
-  const run = await runCli(
+  const run = await runInProcess(
     ['--events', '-', '--only', 'LIST-LIMIT', '--report-dir', path.join(work, 'stdout')],
     {
       timeoutMs: 120_000,
@@ -52,7 +52,7 @@ describe('stopped before any request (exit 2), nothing written', () => {
   const stopped = async (args: string[], cwd = work, env: Record<string, string> = {}) => {
     const before = requests;
     const reportDir = path.join(work, `never-${Math.random().toString(36).slice(2)}`);
-    const run = await runCli([...args, '--report-dir', reportDir], { cwd, env, timeoutMs: 60_000 });
+    const run = await runInProcess([...args, '--report-dir', reportDir], { cwd, env, timeoutMs: 60_000 });
     expect(run.code, run.stdout + run.stderr).toBe(2);
     expect(requests).toBe(before);
     expect(existsSync(reportDir)).toBe(false);
@@ -68,7 +68,7 @@ describe('stopped before any request (exit 2), nothing written', () => {
 
   test('an events file inside the report folder, which every run replaces', async () => {
     const reportDir = path.join(work, 'inside');
-    const run = await runCli([
+    const run = await runInProcess([
       '--base-url',
       server.url,
       '--report-dir',

@@ -11,7 +11,15 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { loadCatalog } from '../../catalog/catalog.ts';
 import { startReferenceServer } from '../../reference-impl/index.ts';
-import { build, type CliResult, filesUnder, type Json, ROOT, readJson, runCli } from '../helpers/cli.ts';
+import {
+  build,
+  type CliResult,
+  filesUnder,
+  type Json,
+  ROOT,
+  readJson,
+  runInProcess,
+} from '../helpers/cli.ts';
 import { harErrors, shippedSchema } from '../helpers/schemas.ts';
 import { SPECIAL_KEY, spellingsOf } from '../helpers/spellings.ts';
 
@@ -80,7 +88,7 @@ beforeAll(async () => {
       '',
     ].join('\n'),
   );
-  run = await runCli([], { cwd: work, env: { EVIDENCE_KEY: SPECIAL_KEY }, timeoutMs: 180_000 });
+  run = await runInProcess([], { cwd: work, env: { EVIDENCE_KEY: SPECIAL_KEY }, timeoutMs: 180_000 });
   har = readJson(path.join(reportDir, 'exchanges.har'));
   events = readFileSync(path.join(work, 'events.ndjson'), 'utf8')
     .trimEnd()

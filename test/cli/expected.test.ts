@@ -14,7 +14,7 @@ import { exitOf } from '../../cli/record/record.ts';
 import { rollUp, type TestOutcome } from '../../cli/record/rollup.ts';
 import { loadExpected } from '../../cli/run/expected.ts';
 import type { RunningServer } from '../../reference-impl/index.ts';
-import { build, type CliResult, type Json, ROOT, readJson, runCli } from '../helpers/cli.ts';
+import { build, type CliResult, type Json, ROOT, readJson, runInProcess } from '../helpers/cli.ts';
 import { shippedSchema } from '../helpers/schemas.ts';
 import { createVariants } from '../variants/faulty/create.ts';
 import { reference } from '../variants/servers/reference.ts';
@@ -322,11 +322,11 @@ describe('--expected, with the real command', () => {
       '- id: CREATE-OK\n  link: https://tracker.example.com/PETS-12\n',
     );
     const at = { cwd: work, timeoutMs: 120_000 };
-    runs.excused = await runCli(
+    runs.excused = await runInProcess(
       ['--base-url', faulty.url, '--expected', 'deviations.yaml', '--report-dir', 'r/excused'],
       at,
     );
-    runs.strict = await runCli(
+    runs.strict = await runInProcess(
       [
         '--base-url',
         faulty.url,
@@ -340,7 +340,7 @@ describe('--expected, with the real command', () => {
       ],
       at,
     );
-    runs.broken = await runCli(
+    runs.broken = await runInProcess(
       ['--base-url', faulty.url, '--expected', 'broken.yaml', '--report-dir', 'r/broken'],
       at,
     );

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { type RunningServer, startReferenceServer } from '../../reference-impl/index.ts';
-import { build, failMessage, readJson, runCli } from '../helpers/cli.ts';
+import { build, failMessage, readJson, runInProcess } from '../helpers/cli.ts';
 import { intercept } from '../variants/servers/wrap.ts';
 
 /** How long the server holds its answer to the first GET /v1/pets. */
@@ -56,7 +56,7 @@ describe('the first look', () => {
   test('no check waits for its answer: creates reach the server while it is still unanswered', async () => {
     const { server, seen } = await holdingFirstLook();
     servers.push(server);
-    const run = await runCli(['--base-url', server.url, '--only', 'CREATE-OK,CREATE-RESPONSE-PET'], {
+    const run = await runInProcess(['--base-url', server.url, '--only', 'CREATE-OK,CREATE-RESPONSE-PET'], {
       timeoutMs: 60_000,
     });
     expect(run.code, failMessage(run)).toBe(0);
@@ -78,7 +78,7 @@ describe('the first look', () => {
     });
     servers.push(server);
     const reportDir = mkdtempSync(path.join(tmpdir(), 'petstore-first-look-'));
-    const run = await runCli(
+    const run = await runInProcess(
       [
         '--base-url',
         server.url,

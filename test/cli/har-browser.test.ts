@@ -7,7 +7,7 @@ import { existsSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { build, type CliResult, type Json, ROOT, readJson, runCli } from '../helpers/cli.ts';
+import { build, type CliResult, type Json, ROOT, readJson, runInProcess } from '../helpers/cli.ts';
 
 const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 const found = existsSync(CHROMIUM);
@@ -29,7 +29,7 @@ beforeAll(async () => {
   rmSync(reportDir, { recursive: true, force: true });
   rmSync(`${reportDir}.previous`, { recursive: true, force: true });
   // The bundled reference, stopped when the run ends: nothing answers at its address afterwards.
-  run = await runCli(['--only', 'LIST,SHOW', '--report-dir', reportDir], { timeoutMs: 120_000 });
+  run = await runInProcess(['--only', 'LIST,SHOW', '--report-dir', reportDir], { timeoutMs: 120_000 });
   entries = readJson(harFile).log.entries;
   browser = await chromium.launch({ executablePath: CHROMIUM });
 }, 240_000);

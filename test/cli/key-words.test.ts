@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { loadCatalog } from '../../catalog/catalog.ts';
 import { startReferenceServer } from '../../reference-impl/index.ts';
 import { SHORT_KEY_LENGTH } from '../../suites/harness/evidence/keys.ts';
-import { build, type CliResult, filesUnder, type Json, readJson, runCli } from '../helpers/cli.ts';
+import { build, type CliResult, filesUnder, type Json, readJson, runInProcess } from '../helpers/cli.ts';
 import { spellingsOf } from '../helpers/spellings.ts';
 import { createVariants } from '../variants/faulty/create.ts';
 
@@ -60,7 +60,7 @@ beforeAll(async () => {
     const reference = await server(key);
     const dir = path.join(work, `reports-${runs.size}`);
     try {
-      const result = await runCli(
+      const result = await runInProcess(
         [
           '--base-url',
           reference.url,

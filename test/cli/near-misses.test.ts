@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { NEAR_MISSES, nearMissKey } from '../../suites/harness/evidence/keys.ts';
-import { build, type CliResult, filesUnder, type Json, readJson, runCli } from '../helpers/cli.ts';
+import { build, type CliResult, filesUnder, type Json, readJson, runInProcess } from '../helpers/cli.ts';
 import { type HandMadeServer, httpServer } from '../helpers/servers.ts';
 import { SPECIAL_KEY, spellingsOf } from '../helpers/spellings.ts';
 
@@ -33,7 +33,7 @@ beforeAll(async () => {
     res.writeHead(taken ? 200 : 401, { 'content-type': 'application/json' });
     res.end(JSON.stringify({ taken, spellings: echoed, joined: Object.values(echoed).join(' ') }));
   });
-  run = await runCli(
+  run = await runInProcess(
     [
       '--base-url',
       server.url,

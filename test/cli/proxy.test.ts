@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startReferenceServer } from '../../reference-impl/index.ts';
-import { build, type CliResult, type Json, readJson, runCli } from '../helpers/cli.ts';
+import { build, type CliResult, type Json, readJson, runInProcess } from '../helpers/cli.ts';
 import { type ForwardProxy, forwardProxy, requestLog } from '../helpers/forward-proxy.ts';
 import { acceptAnyLimit } from '../variants/faulty/list.ts';
 import { closedPort } from '../variants/servers/hostile.ts';
@@ -56,7 +56,7 @@ beforeAll(async () => {
   setups.down = await setup();
   const cli = async (name: string, args: string[], env: Record<string, string>) => {
     const s = setups[name]!;
-    s.run = await runCli(['--base-url', s.target, '--report-dir', dir(name), ...args], {
+    s.run = await runInProcess(['--base-url', s.target, '--report-dir', dir(name), ...args], {
       env,
       timeoutMs: 120_000,
     });

@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
-import { build, type CliResult, ROOT, readJson, runCli } from '../helpers/cli.ts';
+import { build, type CliResult, ROOT, readJson, runInProcess } from '../helpers/cli.ts';
 import { acceptAnyLimit } from '../variants/faulty/list.ts';
 import { goneInsteadOfNotFound } from '../variants/faulty/show.ts';
 import { reference } from '../variants/servers/reference.ts';
@@ -41,8 +41,8 @@ beforeAll(async () => {
   server = await reference({ wrap: (h) => goneInsteadOfNotFound(acceptAnyLimit(h)), apiKey: SECRET });
   const args = ['--base-url', server.url, '--api-key', SECRET, '--report-dir', reportDir, '--html'];
   // A first, small run into the same folder gives the report a history to show.
-  const first = await runCli([...args, '--only', 'LIST-LIMIT-OVER-MAX'], { timeoutMs: 120_000 });
-  const second = await runCli(args, { timeoutMs: 120_000 });
+  const first = await runInProcess([...args, '--only', 'LIST-LIMIT-OVER-MAX'], { timeoutMs: 120_000 });
+  const second = await runInProcess(args, { timeoutMs: 120_000 });
   runs = { first, second };
   browser = await chromium.launch({
     executablePath: CHROMIUM,

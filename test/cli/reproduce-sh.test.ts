@@ -10,7 +10,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { RunningServer } from '../../reference-impl/index.ts';
-import { build, type CliResult, type Json, readJson, runCli } from '../helpers/cli.ts';
+import { build, type CliResult, type Json, readJson, runInProcess } from '../helpers/cli.ts';
 import { acceptAnyLimit } from '../variants/faulty/list.ts';
 import { reference } from '../variants/servers/reference.ts';
 import { headAsGet, isList, rewriteJson } from '../variants/servers/wrap.ts';
@@ -36,8 +36,8 @@ beforeAll(async () => {
   conformant = await reference({ apiKey: KEY });
   const args = (url: string, dir: string) => ['--base-url', url, '--api-key', KEY, '--report-dir', dir];
   [run] = await Promise.all([
-    runCli(args(faulty.url, faultyDir), { timeoutMs: 120_000 }),
-    runCli(args(conformant.url, conformantDir), { timeoutMs: 120_000 }),
+    runInProcess(args(faulty.url, faultyDir), { timeoutMs: 120_000 }),
+    runInProcess(args(conformant.url, conformantDir), { timeoutMs: 120_000 }),
   ]);
   summary = readJson(path.join(faultyDir, 'summary.json'));
   script = readFileSync(path.join(faultyDir, 'reproduce.sh'), 'utf8');

@@ -12,7 +12,7 @@ import type { Summary } from '../../cli/across/summary-file.ts';
 import { catalogIdentity } from '../../cli/record/record.ts';
 import { checkedText, type EarlierResult, rerunOutcome, rerunSelection } from '../../cli/record/rerun.ts';
 import type { RunningServer } from '../../reference-impl/index.ts';
-import { build, type CliResult, type Json, readJson, runCli } from '../helpers/cli.ts';
+import { build, type CliResult, type Json, readJson, runInProcess } from '../helpers/cli.ts';
 import { createVariants } from '../variants/faulty/create.ts';
 import { reference } from '../variants/servers/reference.ts';
 
@@ -199,9 +199,9 @@ describe('rerun, with the real command', () => {
     const correct: RunningServer = await reference();
     try {
       const at = { cwd: work, timeoutMs: 120_000 };
-      runs.faulty = await runCli(['--base-url', faulty.url, '--report-dir', 'reports/latest'], at);
-      runs.same = await runCli(['rerun', 'reports/latest'], at);
-      runs.fixed = await runCli(
+      runs.faulty = await runInProcess(['--base-url', faulty.url, '--report-dir', 'reports/latest'], at);
+      runs.same = await runInProcess(['rerun', 'reports/latest'], at);
+      runs.fixed = await runInProcess(
         ['rerun', 'reports/latest', '--base-url', correct.url, '--report-dir', 'reports/fixed'],
         at,
       );
@@ -213,9 +213,9 @@ describe('rerun, with the real command', () => {
       path.join(work, 'could-not-judge.json'),
       JSON.stringify({ ...readJson(path.join(work, 'reports', 'latest', 'summary.json')), error: 'stopped' }),
     );
-    runs.unjudged = await runCli(['rerun', 'could-not-judge.json'], { cwd: work });
-    runs.nothing = await runCli(['rerun', 'reports/fixed'], { cwd: work });
-    runs.only = await runCli(['rerun', 'reports/latest', '--only', 'LIST'], { cwd: work });
+    runs.unjudged = await runInProcess(['rerun', 'could-not-judge.json'], { cwd: work });
+    runs.nothing = await runInProcess(['rerun', 'reports/fixed'], { cwd: work });
+    runs.only = await runInProcess(['rerun', 'reports/latest', '--only', 'LIST'], { cwd: work });
   }, 300_000);
 
   afterAll(async () => {

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { XMLParser } from 'fast-xml-parser';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { RunningServer } from '../../reference-impl/index.ts';
-import { build, type CliResult, failMessage, type Json, readJson, runCli } from '../helpers/cli.ts';
+import { build, type CliResult, failMessage, type Json, readJson, runInProcess } from '../helpers/cli.ts';
 import { resetsOneGetIn } from '../variants/servers/flaky.ts';
 import { reference } from '../variants/servers/reference.ts';
 
@@ -19,7 +19,7 @@ const runs: Record<'retried' | 'plain', CliResult> = {} as never;
 async function against(name: keyof typeof runs, args: string[]): Promise<void> {
   const server: RunningServer = await reference({ wrap: resetsOneGetIn(15) });
   try {
-    runs[name] = await runCli(
+    runs[name] = await runInProcess(
       ['--base-url', server.url, '--strict', '--seed', '7', '--report-dir', path.join(work, name), ...args],
       { timeoutMs: 120_000 },
     );

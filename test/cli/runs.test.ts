@@ -7,7 +7,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { loadCatalog } from '../../catalog/catalog.ts';
 import { type RunningServer, startReferenceServer } from '../../reference-impl/index.ts';
-import { build, type CliResult, failMessage, type Json, readJson, runCli } from '../helpers/cli.ts';
+import { build, type CliResult, failMessage, type Json, readJson, runInProcess } from '../helpers/cli.ts';
 import { variants } from '../variants/index.ts';
 import { compose, type Wrap } from '../variants/servers/wrap.ts';
 import type { Variant } from '../variants/variant.ts';
@@ -39,14 +39,14 @@ beforeAll(async () => {
   });
   servers.push(faulty, twoFaults);
   // Two at a time (the machine has two cores); the baseline runs need the faulty run's summary.
-  runs.reference = runCli(['--report-dir', dir('reference')]);
-  runs.faulty = runCli(['--base-url', faulty.url, '--report-dir', dir('faulty')]);
+  runs.reference = runInProcess(['--report-dir', dir('reference')]);
+  runs.faulty = runInProcess(['--base-url', faulty.url, '--report-dir', dir('faulty')]);
   const baseline = Promise.allSettled([runs.reference, runs.faulty]);
   runs.rerun = baseline.then(() =>
-    runCli(['--base-url', faulty.url, '--baseline', dir('faulty'), '--report-dir', dir('rerun')]),
+    runInProcess(['--base-url', faulty.url, '--baseline', dir('faulty'), '--report-dir', dir('rerun')]),
   );
   runs.twoFaults = baseline.then(() =>
-    runCli([
+    runInProcess([
       '--base-url',
       twoFaults.url,
       '--baseline',
@@ -132,7 +132,7 @@ describe('--baseline <summary.json>', () => {
   });
 
   test('a baseline of another gating level is refused before any check runs (exit 2, reports say why)', async () => {
-    const r = await runCli([
+    const r = await runInProcess([
       '--strict',
       '--baseline',
       dir('faulty'),
@@ -160,7 +160,7 @@ function changedRows(stdout: string): string[][] {
 describe('compare <before> <after>', () => {
   test("the reference, then a faulty server: exactly the variant's requirements, as gating regressions (exit 1)", async () => {
     const markdown = path.join(work, 'compare', 'pr-comment.md');
-    const r = await runCli(['compare', dir('reference'), dir('faulty'), '--markdown', markdown]);
+    const r = await runInProcess(['compare', dir('reference'), dir('faulty'), '--markdown', markdown]);
     expect(r.code, failMessage(r)).toBe(1);
     expect(changedRows(r.stdout)).toEqual(
       first.breaks.map((id) => [id, catalog.get(id)!.level, 'passed', 'failed', 'regression']),
@@ -176,7 +176,7 @@ describe('compare <before> <after>', () => {
   });
 
   test('the other way round: fixed, no regression (exit 0)', async () => {
-    const r = await runCli(['compare', path.join(dir('faulty'), 'summary.json'), dir('reference')]);
+    const r = await runInProcess(['compare', path.join(dir('faulty'), 'summary.json'), dir('reference')]);
     expect(r.code, failMessage(r)).toBe(0);
     expect(changedRows(r.stdout)).toEqual(
       first.breaks.map((id) => [id, catalog.get(id)!.level, 'failed', 'passed', 'fixed']),
@@ -185,7 +185,7 @@ describe('compare <before> <after>', () => {
   });
 
   test('a run with the same states: no difference (exit 0)', async () => {
-    const r = await runCli(['compare', dir('faulty'), dir('rerun')]);
+    const r = await runInProcess(['compare', dir('faulty'), dir('rerun')]);
     expect(r.code, failMessage(r)).toBe(0);
     expect(r.stdout).toContain('NO DIFFERENCE');
   });
@@ -213,20 +213,20 @@ describe('compare <before> <after>', () => {
     ],
     ['one run only', () => [dir('reference')], /expected two runs, <before> and <after>/],
   ])('bad input, %s: exit 2 with what is wrong', async (_, args, message) => {
-    const r = await runCli(['compare', ...args()]);
+    const r = await runInProcess(['compare', ...args()]);
     expect(r.code, failMessage(r)).toBe(2);
     expect(r.stderr).toMatch(message);
     expect(r.stdout).toBe('');
   });
 
   test('a mistyped command is named as such, not run as a check (exit 2)', async () => {
-    const r = await runCli(['comprae', dir('reference'), dir('faulty')]);
+    const r = await runInProcess(['comprae', dir('reference'), dir('faulty')]);
     expect(r.code, failMessage(r)).toBe(2);
     expect(r.stderr).toMatch(/unknown command "comprae" \(commands: compare, merge/);
   });
 
   test('--allow-catalog-change compares runs of two catalogs and says how they differ', async () => {
-    const r = await runCli(['compare', dir('reference'), otherCatalog(), '--allow-catalog-change']);
+    const r = await runInProcess(['compare', dir('reference'), otherCatalog(), '--allow-catalog-change']);
     expect(r.code, failMessage(r)).toBe(0);
     expect(r.stdout).toContain('catalogs differ: level changed LIST-OK MUST→SHOULD');
   });
@@ -256,7 +256,7 @@ describe('merge <summary.json…> --out <dir>', () => {
   const out = path.join(work, 'fleet');
   let merged: CliResult;
   beforeAll(async () => {
-    merged = await runCli([
+    merged = await runInProcess([
       'merge',
       dir('reference'),
       path.join(dir('faulty'), 'summary.json'),
@@ -348,7 +348,7 @@ describe('merge <summary.json…> --out <dir>', () => {
   });
 
   test("bad input writes nothing: a missing run, or an --out folder that is not merge's (exit 2)", async () => {
-    const missing = await runCli([
+    const missing = await runInProcess([
       'merge',
       dir('reference'),
       path.join(work, 'gone'),
@@ -359,7 +359,7 @@ describe('merge <summary.json…> --out <dir>', () => {
     expect(missing.stderr).toMatch(/gone: no such file or folder/);
     expect(existsSync(dir('fleet-2'))).toBe(false);
     const foreign = writeFile('mine/notes.txt', 'keep me');
-    const taken = await runCli(['merge', dir('reference'), '--out', path.dirname(foreign)]);
+    const taken = await runInProcess(['merge', dir('reference'), '--out', path.dirname(foreign)]);
     expect(taken.code, failMessage(taken)).toBe(2);
     expect(taken.stderr).toMatch(/mine holds files merge did not write \(notes\.txt\)/);
     expect(readFileSync(foreign, 'utf8')).toBe('keep me');
@@ -369,9 +369,9 @@ describe('merge <summary.json…> --out <dir>', () => {
 describe.concurrent('help', () => {
   test('--help names --baseline and the two commands; each command has a --help of its own', async () => {
     const [main, compare, merge] = await Promise.all([
-      runCli(['--help']),
-      runCli(['compare', '--help']),
-      runCli(['merge', '--help']),
+      runInProcess(['--help']),
+      runInProcess(['compare', '--help']),
+      runInProcess(['merge', '--help']),
     ]);
     for (const r of [main, compare, merge]) expect(r.code, failMessage(r)).toBe(0);
     expect(main.stdout).toContain('--baseline <summary.json>');

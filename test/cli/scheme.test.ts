@@ -5,7 +5,7 @@ import path from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { UsageError } from '../../cli/record/errors.ts';
 import { parseInvocation } from '../../cli/run/options.ts';
-import { build, type Json, ROOT, readJson, runCli } from '../helpers/cli.ts';
+import { build, type Json, ROOT, readJson, runInProcess } from '../helpers/cli.ts';
 
 const KEY = 'scheme-key-0c4f7a';
 
@@ -38,7 +38,7 @@ describe('--api-key-scheme at the edge', () => {
 test('against the bundled reference, which then requires Authorization: Bearer <key>: every AUTH check passes', async () => {
   await build();
   const reportDir = path.join(ROOT, 'reports', 'test-scheme');
-  const run = await runCli(
+  const run = await runInProcess(
     [
       '--api-key',
       KEY,

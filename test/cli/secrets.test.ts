@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startReferenceServer } from '../../reference-impl/index.ts';
-import { build, type CliResult, filesUnder, runCli } from '../helpers/cli.ts';
+import { build, type CliResult, filesUnder, runInProcess } from '../helpers/cli.ts';
 import { SPECIAL_KEY, spellingsOf } from '../helpers/spellings.ts';
 
 const spellings = spellingsOf(SPECIAL_KEY);
@@ -41,7 +41,7 @@ const echo =
 beforeAll(async () => {
   await build();
   server = await startReferenceServer({ port: 0, host: '127.0.0.1', wrap: echo });
-  run = await runCli(
+  run = await runInProcess(
     ['--base-url', server.url, '--api-key', SPECIAL_KEY, '--html', '--report-dir', reportDir],
     {
       timeoutMs: 180_000,

@@ -1,8 +1,11 @@
-// Runs the real command (bin/petstore-conformance.js over dist/) as a child process, bounded in time.
+// Runs the real command (bin/petstore-conformance.js over dist/): as a child process, bounded in time
+// (runCli), or in this process through its library entry (runInProcess).
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { Writable } from 'node:stream';
+import { pathToFileURL } from 'node:url';
 import { packageRoot } from '../../catalog/paths.ts';
 
 export const ROOT = packageRoot();
@@ -107,6 +110,80 @@ export function runCli(
       resolve({ code, stdout, stderr, ms: Date.now() - started });
     });
   });
+}
+
+/** main(argv, env, io) of the compiled command (dist/cli/main.js), loaded once. */
+type Main = (argv: readonly string[], env: Record<string, string>, io: InProcessIo) => Promise<number>;
+interface InProcessIo {
+  stdout: Writable & { isTTY: false };
+  stderr: Writable & { isTTY: false };
+  cwd: string;
+}
+let loadedMain: Promise<Main> | undefined;
+
+/** A stream that keeps what is written to it, as a terminal it is not. */
+function collector(): { stream: Writable & { isTTY: false }; text(): string } {
+  const chunks: Buffer[] = [];
+  const stream = Object.assign(
+    new Writable({
+      write(chunk: Buffer | string, _encoding, done) {
+        chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk));
+        done();
+      },
+    }),
+    { isTTY: false as const },
+  );
+  return { stream, text: () => Buffer.concat(chunks).toString('utf8') };
+}
+
+/**
+ * Runs the command in this process, through the entry the package documents for programs
+ * (`main(argv, env, io)`, which bin/petstore-conformance.js calls): the same code as runCli's child,
+ * with exactly the environment given (plus PATH and HOME, NO_COLOR) and its output collected, but
+ * without a new Node process loading the command and vitest for each run (a run then costs about half
+ * the CPU: docs/benchmarks.md). For what only a process shows (its exit on a signal, the bin's
+ * handling of a crash), use runCli. A run that outlives timeoutMs fails the test; runs are bounded
+ * by their own deadline besides.
+ */
+export async function runInProcess(
+  args: readonly string[],
+  options: { env?: Record<string, string>; cwd?: string; timeoutMs?: number } = {},
+): Promise<CliResult> {
+  loadedMain ??= import(pathToFileURL(path.join(ROOT, 'dist', 'cli', 'main.js')).href).then(
+    (m: { main: Main }) => m.main,
+  );
+  const main = await loadedMain;
+  const stdout = collector();
+  const stderr = collector();
+  const env = {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? tmpdir(),
+    NO_COLOR: '1',
+    ...options.env,
+  };
+  const started = Date.now();
+  let timer: NodeJS.Timeout | undefined;
+  const limit = options.timeoutMs ?? 60_000;
+  const outlived = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(
+          new Error(
+            `petstore-conformance ${args.join(' ')} did not end within ${limit} ms (in process)\n${stdout.text()}\n${stderr.text()}`,
+          ),
+        ),
+      limit,
+    );
+  });
+  try {
+    const code = await Promise.race([
+      main(args, env, { stdout: stdout.stream, stderr: stderr.stream, cwd: options.cwd ?? ROOT }),
+      outlived,
+    ]);
+    return { code, stdout: stdout.text(), stderr: stderr.text(), ms: Date.now() - started };
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** Every file under a folder, relative paths. */

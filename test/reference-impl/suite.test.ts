@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { MAX_BODY_BYTES } from '../../reference-impl/index.ts';
-import { build, runCli } from '../helpers/cli.ts';
+import { build, runInProcess } from '../helpers/cli.ts';
 import { serverForBlock } from '../helpers/servers.ts';
 import { call, createPet, petOfSize } from './helpers.ts';
 
@@ -28,7 +28,9 @@ describe('the suite against a reference holding pets at the body limit', () => {
 
     const reportDir = mkdtempSync(path.join(tmpdir(), 'reference-suite-'));
     try {
-      const run = await runCli(['--base-url', ref.base, '--report-dir', reportDir], { timeoutMs: 90_000 });
+      const run = await runInProcess(['--base-url', ref.base, '--report-dir', reportDir], {
+        timeoutMs: 90_000,
+      });
       expect(run.stdout).toContain('CONFORMANT');
       expect(run.code, `${run.stdout}\n${run.stderr}`).toBe(0);
     } finally {

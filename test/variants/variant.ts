@@ -32,11 +32,16 @@ export interface Variant {
   server:
     | { wrap?: Wrap; apiKey?: string; apiKeyHeader?: string; apiKeyQuery?: string }
     | { hostile: HostileServer };
+  /**
+   * What the message of a failed requirement must say, where its wording is part of what the variant
+   * proves (a page cut short fails LIST-LIMIT-FILLS naming the pet left out, not as a precondition).
+   */
+  says?: Record<string, RegExp>;
   /** Extra command-line options of the run (always run with --strict). */
   args?: string[];
   /**
-   * Its run mostly waits (on a rate limit) rather than computes: the variants test runs it in a lane
-   * of its own, beside the runs that keep the cores busy.
+   * Its run mostly waits (on a rate limit) rather than computes: the variants test does not count it
+   * among the runs that keep the cores busy.
    */
   waits?: boolean;
 }

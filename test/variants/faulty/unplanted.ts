@@ -238,6 +238,12 @@ export const unplantedVariants: Variant[] = [
     kind: 'faulty',
     does: 'answers 99 pets to limit=100, though more exist (every other limit is served in full)',
     breaks: ['LIST-LIMIT-FILLS'],
+    // Its own check is blocked on suspicion (a short page, unless the store lost pets); the model sees
+    // the page leave out a pet the run created while it had room, and that is the failure named.
+    says: {
+      'LIST-LIMIT-FILLS':
+        /a page that holds pet -?\d+, which this run created \(answered 201\) before the list was sent, since the page has room \(99 pet\(s\) of at most 100\)/,
+    },
     server: { wrap: pageOf((limit) => (limit === 100 ? 99 : (limit ?? 100))) },
   },
   {
