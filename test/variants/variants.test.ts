@@ -76,6 +76,8 @@ interface Outcome {
 }
 
 let reportRoot = '';
+/** Each run's outcome, for the table the file prints at its end (the tests judge each as it ends). */
+const outcomes = new Map<string, Outcome>();
 beforeAll(async () => {
   if (!existsSync(path.join(packageRoot(), 'dist', 'cli', 'main.js'))) {
     throw new Error('dist/ is missing: run `npm run build` first (npm test does it)');
@@ -84,7 +86,45 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   if (reportRoot) await rm(reportRoot, { recursive: true, force: true });
+  console.log(figures([...outcomes.values()]));
 });
+
+/** The runs as a table, then the mutation score, the false alarms and the slowest hostile server. */
+function figures(runs: readonly Outcome[]): string {
+  const faulty = runs.filter((o) => o.variant.kind === 'faulty');
+  const caught = faulty.filter((o) => o.variant.breaks.every((id) => o.failed.has(id)));
+  const exact = faulty.filter((o) => mismatch(o).length === 0);
+  const conformant = runs.filter((o) => o.variant.kind === 'conformant');
+  const falseAlarms = conformant.filter((o) => o.run.code !== 0 || o.failed.size > 0 || o.blocked.size > 0);
+  const hostile = runs.filter((o) => o.variant.kind === 'hostile');
+  const inexact = faulty.filter((o) => mismatch(o).length > 0);
+  const pct = (n: number, of: number) => ((100 * n) / Math.max(1, of)).toFixed(0);
+  return [
+    '',
+    'variant                        kind        exit  time    failed requirements [blocked: id<-by]',
+    ...runs.map((o) => {
+      const blocked = [...o.blocked].map(([id, by]) => `${id}<-${by.join(',')}`);
+      return (
+        `${o.variant.name.padEnd(30)} ${o.variant.kind.padEnd(11)} ${String(o.run.code).padEnd(5)} ` +
+        `${`${(o.run.ms / 1000).toFixed(1)}s`.padEnd(7)} ${[...o.failed].join(' ') || '-'}` +
+        (blocked.length ? ` [blocked: ${blocked.join(' ')}]` : '')
+      );
+    }),
+    '',
+    ...(inexact.length
+      ? [
+          'faulty variants whose run differs from what they declare (-missing +extra, blocked outside blocks):',
+          ...inexact.map((o) => `  ${o.variant.name}: ${mismatch(o).join(' ')}`),
+          '',
+        ]
+      : []),
+    `mutation score: ${caught.length}/${faulty.length} faults caught (${pct(caught.length, faulty.length)}%),` +
+      ` ${exact.length}/${faulty.length} exactly as declared`,
+    `false alarms: ${falseAlarms.length} of ${conformant.length} conformant variants`,
+    `hostile servers: ${hostile.filter((o) => o.run.code === 1).length}/${hostile.length} ended with exit 1,` +
+      ` slowest ${(Math.max(0, ...hostile.map((o) => o.run.ms)) / 1000).toFixed(1)}s`,
+  ].join('\n');
+}
 
 /** A counting semaphore: `use(fn)` runs fn once fewer than `size` others are running. */
 function slots(size: number): <T>(fn: () => Promise<T>) => Promise<T> {
@@ -127,7 +167,9 @@ async function against<T>(variant: Variant, after: (o: Outcome, url: string) => 
     const results = summary?.results ?? [];
     const failed = new Set(results.filter((r) => r.status === 'failed').map((r) => r.id));
     const blocked = new Map(results.filter(isBlocked).map((r) => [r.id, r.blockedBy ?? []]));
-    return await after({ variant, run, ...(summary ? { summary } : {}), failed, blocked }, server.url);
+    const outcome: Outcome = { variant, run, ...(summary ? { summary } : {}), failed, blocked };
+    outcomes.set(variant.name, outcome);
+    return await after(outcome, server.url);
   } finally {
     await server.close();
   }
