@@ -79,6 +79,9 @@ let reportRoot = '';
 /** Each run's outcome, for the table the file prints at its end (the tests judge each as it ends). */
 const outcomes = new Map<string, Outcome>();
 beforeAll(async () => {
+  // Each run under way adds its listeners to the process and its streams (vitest's, the command's own
+  // for the signals), and removes them as it ends: a dozen runs at once are not a leak.
+  for (const emitter of [process, process.stdout, process.stderr]) emitter.setMaxListeners(4 * 16);
   if (!existsSync(path.join(packageRoot(), 'dist', 'cli', 'main.js'))) {
     throw new Error('dist/ is missing: run `npm run build` first (npm test does it)');
   }
@@ -335,7 +338,9 @@ const inOrder = [...variants.filter(waits), ...variants.filter((v) => !waits(v))
 describe.concurrent('every variant, one test each', () => {
   test.for(inOrder.map((v) => [`${v.name} (${v.kind}) ${expectations[v.kind].claim}`, v] as const))(
     '%s',
-    { timeout: 2 * RUN_LIMIT_MS },
+    // The time a test waits for a slot is not its run's: each run is bounded by RUN_LIMIT_MS, each
+    // replay by its own limit; this only stops a test that hangs past all of them.
+    { timeout: 20 * RUN_LIMIT_MS },
     ([, variant], { expect }) =>
       runOf(variant, async (o) => {
         expectJudged(o, expect);
