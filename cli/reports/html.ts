@@ -100,8 +100,10 @@ export function allureConfig(reportDir: string, record: RunRecord): Record<strin
           reportName: name,
           singleFile: true,
           reportLanguage: 'en',
-          // Requirement first: the operation, then the requirement, then its checks.
+          // Requirement first: the operation, then the requirement, then its checks; failures first,
+          // so that the first screen keeps the verdict in view as the tree opens on them.
           groupBy: ['operation', 'story'],
+          defaultSortBy: 'status,asc',
         },
       },
       // Allure adds its agent plugin unless the config names it; it writes nothing a reader needs.

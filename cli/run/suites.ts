@@ -115,10 +115,11 @@ async function onThread(suiteOptions: VitestOptions, options: RunSuitesOptions):
     return { ...done, outcomes: [...outcomes, ...done.outcomes] };
   } finally {
     options.stop?.removeEventListener('abort', onStop);
-    // The thread ends by itself once vitest has closed; one that does not is ended.
-    const timer = setTimeout(() => void worker.terminate(), 2_000);
-    await exited;
-    clearTimeout(timer);
+    // The thread ends by itself once vitest has closed, which can take a few hundred ms the run
+    // need not wait for; one that does not is ended. It keeps the process alive no longer.
+    worker.unref();
+    const timer = setTimeout(() => void worker.terminate(), 2_000).unref();
+    void exited.then(() => clearTimeout(timer));
   }
 }
 

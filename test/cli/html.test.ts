@@ -328,6 +328,7 @@ describe('the Allure configuration and the page', () => {
     expect(c.plugins.awesome.options).toMatchObject({
       singleFile: true,
       groupBy: ['operation', 'story'],
+      defaultSortBy: 'status,asc',
       reportName: c.name,
     });
     expect(c.plugins.agent).toEqual({ enabled: false });
