@@ -223,11 +223,9 @@ describe('the HTML report of a run with known failures, in headless Chromium', (
       expect((await group.getByTestId('tree-section-title').allTextContents()).sort()).toEqual(
         ['GET /pets (listPets)', ...listPets.map((r) => `${r.id} (${r.level}) ${r.title}`)].sort(),
       );
-      const leaf = group
-        .getByTestId('tree-leaf')
-        .filter({
-          hasText: 'LIST-LIMIT-OVER-MAX a limit above 100 is rejected with a 4xx status [limit=101]',
-        });
+      const leaf = group.getByTestId('tree-leaf').filter({
+        hasText: 'LIST-LIMIT-OVER-MAX a limit above 100 is rejected with a 4xx status [limit=101]',
+      });
 
       await leaf.click();
       await p.getByTestId('test-result-info-title').waitFor();
