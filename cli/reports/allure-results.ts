@@ -7,20 +7,23 @@
  * - environment.properties: the report's first screen (allure-overview.ts environmentInfo);
  * - the globals: the overview's attachments (the verdict with every failure, what the service
  *   document leaves unspecified) and the suite's warnings as global errors;
- * - a result for each requirement the roll-up failed while none of its checks did: a requirement
- *   fails on what other checks saw (ANY-NO-5XX on any 5xx, the model's findings), or on a blocked
- *   check that turned out to be its own fault. A test's result cannot be changed from another test
- *   (allure-framework/allure-java#1108, allure2#2595), nor a result made of several tests
- *   (allure-framework/allure2#1031): this one result says the requirement's verdict where its checks
- *   cannot, in the requirement's place in the tree.
+ * - a result for each requirement whose verdict its checks' results cannot say (verdictsBeyondChecks):
+ *   one the roll-up failed while none of its checks did (ANY-NO-5XX fails on any check's 5xx, the
+ *   model's findings fail the requirement they break, a check blocked on suspicion can turn out to
+ *   be its own requirement's fault), one passed only after retries (Allure's flaky flag), one
+ *   excused by --expected (Allure's known flag, the ticket linked). A test's result cannot be
+ *   changed from another test (allure-framework/allure-java#1108, allure2#2595), nor a result made
+ *   of several tests (allure-framework/allure2#1031): this one result says the requirement's verdict
+ *   where its checks cannot, in the requirement's place in the tree.
  *
  * Nothing here is masked again: every text was masked where it entered the run.
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { Stage, Status } from 'allure-js-commons';
+import { Stage, Status, type StatusDetails } from 'allure-js-commons';
 import type { RuntimeMessage } from 'allure-js-commons/sdk';
 import { createDefaultWriter, md5, ReporterRuntime } from 'allure-js-commons/sdk/reporter';
+import { excuseText } from '../record/expected.ts';
 import { ALLURE_RESULTS, type RunRecord } from '../record/record.ts';
 import type { RequirementResult } from '../record/rollup.ts';
 import { operationLabel } from '../record/views.ts';
@@ -85,19 +88,40 @@ function globalMessages(record: RunRecord, previous?: ReadonlyMap<string, string
 }
 
 /**
- * The requirements the roll-up failed while none of their own checks failed: what failed them was
- * seen by other checks, or a check blocked on suspicion was the requirement's own fault.
+ * The requirements whose verdict their checks' results cannot say: failed while none of their own
+ * checks failed (what failed them was seen by other checks, or a check blocked on suspicion was the
+ * requirement's own fault), passed only after retries, or excused by --expected.
  */
 export function verdictsBeyondChecks(record: RunRecord): RequirementResult[] {
   const failedChecks = new Set(
     (record.checks?.outcomes ?? []).filter((o) => o.state === 'failed').map((o) => o.requirementId),
   );
-  return record.rollUp.results.filter((r) => r.status === 'failed' && !failedChecks.has(r.id));
+  const excused = new Set((record.expected?.excused ?? []).map((e) => e.id));
+  return record.rollUp.results.filter(
+    (r) =>
+      (r.status === 'failed' && !failedChecks.has(r.id)) ||
+      (r.status === 'passed' && r.flaky === true) ||
+      excused.has(r.id),
+  );
 }
+
+/**
+ * Allure's status details: allure-js-commons' type, and the flags of Allure's result format it does
+ * not name (its integrations set them; Allure reads them): a flaky pass, a known failure.
+ */
+type Details = StatusDetails & { flaky?: boolean; known?: boolean };
+
+const STATUS = { passed: Status.PASSED, failed: Status.FAILED, skipped: Status.SKIPPED } as const;
 
 /** One requirement's verdict as a result, labelled as its checks are, at the run's end. */
 function writeVerdict(runtime: ReporterRuntime, r: RequirementResult, record: RunRecord): void {
   const at = record.startedAt.getTime() + record.durationMs;
+  const excuse = record.expected?.excused.find((e) => e.id === r.id);
+  const details: Details = {
+    message: `${excuse ? `expected to fail: ${excuseText(excuse)}\n` : ''}${requirementMessage(r)}`,
+    ...(r.flaky ? { flaky: true } : {}),
+    ...(excuse ? { known: true } : {}),
+  };
   const uuid = runtime.startTest({
     name: `${r.id} (${r.level}) ${r.title}: the run's verdict`,
     fullName: `petstore-conformance: ${r.id} (verdict)`,
@@ -105,9 +129,10 @@ function writeVerdict(runtime: ReporterRuntime, r: RequirementResult, record: Ru
     start: at,
   });
   runtime.updateTest(uuid, (result) => {
-    result.status = Status.FAILED;
+    result.status = STATUS[r.status];
     result.stage = Stage.FINISHED;
-    result.statusDetails = { message: requirementMessage(r) };
+    result.statusDetails = details;
+    if (excuse?.link) result.links.push({ name: 'expected deviation', url: excuse.link, type: 'issue' });
     result.labels.push(
       { name: 'operation', value: operationGroup(r, record) },
       { name: 'requirement', value: r.id },

@@ -194,6 +194,43 @@ describe('what the CLI adds to the Allure results once the run is judged', () =>
     expect(files.folder.written).toEqual(['allure-results/']);
   });
 
+  test('a requirement excused by --expected, or passed only after retries: a verdict marked known, or flaky', () => {
+    const flakyPass = run.rollUp.results.find((r) => r.id === 'LIST-OK')!;
+    const excused = {
+      id: 'LIST-LIMIT-OVER-MAX',
+      reason: 'the gateway accepts any limit',
+      link: 'https://tracker.example/PETS-12',
+      gating: true,
+    };
+    const marked = record({
+      rollUp: {
+        ...run.rollUp,
+        results: run.rollUp.results.map((r) => (r === flakyPass ? { ...r, flaky: true, retries: 1 } : r)),
+      },
+      expected: { file: 'expected.yaml', excused: [excused], stale: [], unexcused: [], gate: 'passed' },
+    });
+    expect(verdictsBeyondChecks(marked).map((r) => r.id)).toEqual([
+      'ANY-NO-5XX',
+      'LIST-OK',
+      'LIST-LIMIT-OVER-MAX',
+    ]);
+    const { results } = written('marked', marked);
+    const verdictOf = (id: string) => results.find((r) => label(r, 'requirement')[0] === id)!;
+    const flaky = verdictOf('LIST-OK');
+    expect(flaky.status).toBe('passed');
+    expect(flaky.statusDetails).toMatchObject({ flaky: true });
+    expect(flaky.statusDetails?.message).toMatch(/^flaky: passed only after 1 retry/);
+    const known = verdictOf('LIST-LIMIT-OVER-MAX');
+    expect(known.status).toBe('failed');
+    expect(known.statusDetails).toMatchObject({ known: true });
+    expect(known.statusDetails?.message).toMatch(
+      /^expected to fail: the gateway accepts any limit \(https:\/\/tracker\.example\/PETS-12\)\n1 of 2 checks failed/,
+    );
+    expect(known.links).toEqual([
+      { name: 'expected deviation', url: 'https://tracker.example/PETS-12', type: 'issue' },
+    ]);
+  });
+
   test('a failed requirement says whether it gates, what was expected and received, and how to reproduce it', () => {
     const of = (id: string) => requirementMessage(run.rollUp.results.find((r) => r.id === id)!);
     expect(of('LIST-LIMIT-OVER-MAX')).toBe(

@@ -94,7 +94,7 @@ describe('--retries 2 against a network that resets one GET in fifteen', () => {
     expect(validate(ctrf)).toEqual({ valid: true, errors: [] });
   });
 
-  test('summary.md and the Allure results mark them flaky (a check that passed after retries is tagged so)', () => {
+  test("summary.md and the Allure results mark them flaky (the requirement's verdict, and the check that needed retries)", () => {
     const summary = readJson(path.join(work, 'retried', 'summary.json'));
     const [first] = summary.results.filter((x: Json) => x.flaky);
     const markdown = readFileSync(path.join(work, 'retried', 'summary.md'), 'utf8');
