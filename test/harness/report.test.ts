@@ -105,23 +105,13 @@ describe('as the check ends: what it saw', () => {
   const decode = (m: Extract<RuntimeMessage, { type: 'attachment_content' }>) =>
     Buffer.from(m.data.content, m.data.encoding).toString('utf8');
 
-  test('a passed check: its last two exchanges in one attachment, masked', async () => {
+  test('a passed check attaches no exchange (exchanges.har holds them)', async () => {
     const api = await clientWith(3);
     await reportEnding(undefined, { kind: 'passed' }, {} as TaskMeta, api);
-    const attached = sent('attachment_content');
-    expect(attached.map((m) => m.data.name)).toEqual([
-      expect.stringMatching(
-        /^last 2 exchanges: GET \/v1\/pets\?limit=2 → 200 OK .*; GET \/v1\/pets\?limit=3 → 200 OK/,
-      ),
-    ]);
-    expect(attached[0]?.data.contentType).toBe('text/plain');
-    expect(decode(attached[0]!)).toMatch(
-      /^── 1\/2 ──\nGET http:.*limit=2\nx-api-key: \*\*\*[\s\S]*HTTP 200 OK/,
-    );
-    expect(JSON.stringify(runtime.messages())).not.toContain('report-test-key');
+    expect(runtime.messages()).toEqual([]);
   });
 
-  test('a failed check: its request and its response, each an attachment; what it saw for other requirements, failed steps', async () => {
+  test('a failed check: its request and its response, each an attachment, masked; what it saw for other requirements, failed steps', async () => {
     const api = await clientWith(1);
     const meta = {
       serverErrors: [
@@ -147,6 +137,11 @@ describe('as the check ends: what it saw', () => {
       "seen for SHOW-OK: expected the pet created; received 404 · reproduce: curl 'http://x/v1/pets/7'",
     ]);
     expect(sent('step_stop').map((m) => m.data.status)).toEqual(['failed', 'failed']);
+    const [request, response] = sent('attachment_content');
+    expect(request?.data.contentType).toBe('text/plain');
+    expect(decode(request!)).toMatch(/^GET http:.*limit=1\nx-api-key: \*\*\*\n/);
+    expect(decode(response!)).toMatch(/^HTTP 200 OK/);
+    expect(JSON.stringify(runtime.messages())).not.toContain('report-test-key');
   });
 
   test('a blocked check is tagged and keeps its evidence; a check skipped for its own reason shows no exchange', async () => {

@@ -32,9 +32,8 @@ import {
 import type { Client } from '../http/client.ts';
 import { type Ending, SkipCheck } from './outcome.ts';
 
-/** How many of a check's last exchanges its result attaches: a failed (or blocked) check's, a passed check's. */
+/** How many of a failed (or blocked) check's last exchanges its result attaches. */
 export const FAILED_EVIDENCE = 10;
-export const PASSED_EVIDENCE = 2;
 
 /** Allure's severity of each level. */
 const SEVERITY = { MUST: 'critical', SHOULD: 'normal', MAY: 'minor' } as const;
@@ -54,9 +53,13 @@ export async function reportRequirement(
 
 /**
  * What a check that threw `thrown` (undefined: it passed) and ended as `ending` leaves in its result,
- * besides its status: what it saw that breaks other requirements (from its meta, outcome.ts), its last
- * exchanges (its client's records, masked), and a tag when it was blocked or passed only after
- * retries. Its notes were recorded as it made them (requirement.ts).
+ * besides its status: what it saw that breaks other requirements (from its meta, outcome.ts), the last
+ * exchanges of a check that failed or was blocked (its client's records, masked), and a tag when it
+ * was blocked or passed only after retries. Its notes were recorded as it made them (requirement.ts).
+ *
+ * A passed check attaches no exchange (exchanges.har holds every one, tagged with its check): each
+ * attachment is a file allure-vitest writes and syncs to disk as the run ends, and a passed run's
+ * hundred-odd of them made it about a fifth longer (docs/benchmarks.md).
  */
 export async function reportEnding(
   thrown: unknown,
@@ -67,11 +70,9 @@ export async function reportEnding(
   if (meta.blockedBy) await allure.tag('blocked');
   if (ending.kind === 'passed' && meta.retried) await allure.tag('flaky');
   for (const seen of seenForOthers(meta)) await allure.logStep(seen, allure.Status.FAILED);
-  const passed = thrown === undefined;
-  // A check's own reason to skip (SkipCheck) is the data's, not an answer's: nothing to show.
-  const shown =
-    thrown instanceof SkipCheck ? [] : api.exchanges.slice(passed ? -PASSED_EVIDENCE : -FAILED_EVIDENCE);
-  for (const { name, text } of evidenceAttachments(shown, passed))
+  // Nor does a check skipped for its own reason (SkipCheck): that is the data's, not an answer's.
+  if (thrown === undefined || thrown instanceof SkipCheck) return;
+  for (const { name, text } of evidenceAttachments(api.exchanges.slice(-FAILED_EVIDENCE)))
     await allure.attachment(name, text, allure.ContentType.TEXT);
 }
 
@@ -171,29 +172,10 @@ export function seenForOthers(meta: TaskMeta): string[] {
 
 /**
  * A check's exchanges as attachments, in the order sent, that read as HTTP (exchange.ts: request
- * line or status line, headers, the body as it came, its size). A failed or blocked check's request
- * and response are an attachment each; a passed check's exchanges are one attachment (`together`),
- * each request above its response: every attachment is a file of allure-results/.
+ * line or status line, headers, the body as it came, its size): its request and its response, each an
+ * attachment of its own.
  */
-export function evidenceAttachments(
-  exchanges: readonly ExchangeRecord[],
-  together: boolean,
-): { name: string; text: string }[] {
-  if (exchanges.length === 0) return [];
-  if (together) {
-    const titles = exchanges.map((x) => `${requestTitle(x)} → ${responseTitle(x)}`);
-    const name =
-      exchanges.length > 1
-        ? `last ${exchanges.length} exchanges: ${titles.join('; ')}`
-        : `exchange: ${titles[0]}`;
-    const text = exchanges
-      .map((x, i) => {
-        const heading = exchanges.length > 1 ? `── ${i + 1}/${exchanges.length} ──\n` : '';
-        return `${heading}${formatRequest(x)}\n\n${formatResponse(x)}`;
-      })
-      .join('\n\n');
-    return [{ name, text }];
-  }
+export function evidenceAttachments(exchanges: readonly ExchangeRecord[]): { name: string; text: string }[] {
   return exchanges.flatMap((x, i) => {
     const n = exchanges.length > 1 ? ` ${i + 1}/${exchanges.length}` : '';
     return [
