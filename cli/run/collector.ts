@@ -1,8 +1,9 @@
 /**
- * The vitest reporter of the CLI: turns each finished test into a CheckOutcome (its outcome for the
- * roll-up, and what the reports show of it), through vitest's public reporter API only
- * (TestCase.meta(), .result(), .diagnostic()); shows progress, and keeps what the run needs to tell
- * "the server failed" from "the suite broke".
+ * The vitest reporter of the CLI, on the suites' thread (vitest-run.ts): turns each finished test
+ * into a CheckOutcome (its outcome for the roll-up, and when it ran), through vitest's public
+ * reporter API only (TestCase.meta(), .result(), .diagnostic()); tells progress, and keeps what the
+ * run needs to tell "the server failed" from "the suite broke". What the Allure results show of a
+ * check is allure-vitest's (suites/harness/requirement/report.ts).
  */
 import path from 'node:path';
 import type { SerializedError } from 'vitest';
