@@ -114,6 +114,5 @@ async function run(
     return EXIT.cannotJudge;
   } finally {
     interrupt.dispose();
-    outputs.restore();
   }
 }

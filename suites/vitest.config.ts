@@ -8,6 +8,10 @@ import { suiteVitestOptions } from './vitest.shared.ts';
  *
  *   PETSTORE_BASE_URL=http://127.0.0.1:8080/v1 npx vitest run --config suites/vitest.config.ts
  *
+ * vitest's own output, and the Allure results of the checks, written by allure-vitest's reporter
+ * into ./allure-results (PETSTORE_ALLURE_RESULTS names another folder): `npx allure generate
+ * allure-results` renders them.
+ *
  * This file is an edge like the CLI: it reads the environment and builds the Config; the tests never
  * do. PETSTORE_BASE_URL is required and PETSTORE_API_KEY optional; for convenience while developing,
  * PETSTORE_API_KEY_HEADER, PETSTORE_API_KEY_QUERY, PETSTORE_API_KEY_SCHEME, PETSTORE_AUTH_REQUIRED=1, PETSTORE_READ_ONLY=1,
@@ -38,4 +42,12 @@ const config: Config = Object.freeze({
 });
 console.log(`petstore-conformance suites: ${config.baseUrl}, seed ${config.seed}, run ${config.runId}`);
 
-export default defineConfig({ test: suiteVitestOptions(config) });
+export default defineConfig({
+  test: {
+    ...suiteVitestOptions(config),
+    reporters: [
+      'default',
+      ['allure-vitest/reporter', { resultsDir: env.PETSTORE_ALLURE_RESULTS || 'allure-results' }],
+    ],
+  },
+});

@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import type { InlineConfig, TestSequencer, TestSpecification } from 'vitest/node';
 import { loadCatalog } from '../catalog/catalog.ts';
@@ -18,6 +19,9 @@ import { requestBudgetMs, testTimeoutFor } from './harness/http/budget.ts';
  */
 const WORKERS = 1;
 
+/** allure-vitest's setup file, as its reporter names it (its package's `./setup` export). */
+const ALLURE_SETUP = createRequire(import.meta.url).resolve('allure-vitest/setup');
+
 /** Checks of a file running at once: more than any file declares (2-cross-list-and-show.test.ts has some 200). */
 const MAX_CHECKS_AT_ONCE = 256;
 
@@ -28,7 +32,7 @@ const MAX_CHECKS_AT_ONCE = 256;
  * CREATE-INT64-EXACT's among them; a list check creates only the pets the first phase left short).
  * A fixed order makes that the same in every run.
  */
-class PathOrder implements TestSequencer {
+export class PathOrder implements TestSequencer {
   shard(files: TestSpecification[]): TestSpecification[] {
     return files;
   }
@@ -44,8 +48,11 @@ class PathOrder implements TestSequencer {
  * adds its reporters; suites/vitest.config.ts uses them for developers. Reporters are not set here.
  *
  * - root is the package root (found from catalog/paths.ts), include is relative to it;
- * - no setup files: what the reports show of a check it leaves in its test's meta, and the CLI
- *   writes the Allure results from its record (cli/reports/allure.ts);
+ * - allure-vitest's setup file: the harness records what each check shows through
+ *   allure-js-commons' runtime API (harness/requirement/report.ts), which this file connects to the
+ *   test that runs; allure-vitest's reporter, added by whoever runs the suites (the CLI,
+ *   suites/vitest.config.ts), writes the results (the reporter would add the file itself: given
+ *   here, a run without that reporter records into nothing rather than warning at every call);
  * - provide hands the Config to the suites ({ [CONFIG_KEY]: config }), which inject it once, the
  *   catalog's requirements, read once here rather than in the worker, and, when the caller has it
  *   (the CLI's preflight), spec/openapi.yaml validated and dereferenced, so that no worker loads
@@ -66,6 +73,7 @@ export function suiteVitestOptions(config: Config, openapi?: object): InlineConf
     root: packageRoot(),
     include: ['suites/**/*.test.ts'],
     exclude: ['**/.git/**'],
+    setupFiles: [ALLURE_SETUP],
     testTimeout: testTimeoutFor(timeout, config.retries),
     hookTimeout: requestBudgetMs(timeout, config.retries) + 5_000,
     teardownTimeout: 5_000,

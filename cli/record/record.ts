@@ -5,7 +5,6 @@
 import { createHash } from 'node:crypto';
 import { type Catalog, type Level, loadCatalog, type Requirement } from '../../catalog/catalog.ts';
 import type { Config } from '../../suites/harness/config/config.ts';
-import type { ExchangeRecord } from '../../suites/harness/evidence/exchange.ts';
 import { EXIT } from './command.ts';
 import type { LoggedExchange } from './exchanges.ts';
 import type { ExpectedOutcome } from './expected.ts';
@@ -59,22 +58,13 @@ export interface ChecksLeft {
 }
 
 /**
- * A check as the reports show it: its outcome (what the roll-up judges), and what it left for the
- * reports beside it in its test's meta (suites/harness/requirement/requirement.ts), read by the CLI's reporter
- * (run/collector.ts) through vitest's public API. The Allure results are written from these
- * (reports/allure.ts).
+ * A check as the record keeps it: its outcome (what the roll-up judges), and when it started, read
+ * by the CLI's reporter (run/collector.ts) through vitest's public API. What the Allure results show
+ * of it the harness records itself, through allure-js-commons (suites/harness/requirement/report.ts).
  */
 export interface CheckOutcome extends TestOutcome {
   /** When it started, in ms since the epoch (vitest's TestCase.diagnostic()); absent when it never ran. */
   readonly startedAt?: number;
-  /** The row of its table it checked ("limit=101"). */
-  readonly caseLabel?: string;
-  /** What it observed beside its verdict (CheckContext.note), masked. */
-  readonly notes?: readonly string[];
-  /** Its last exchanges, masked: a failed check's last ten, a passed check's last two. */
-  readonly evidence?: readonly ExchangeRecord[];
-  /** Failed: the frames of its suite file in its error's stack ("at suites/list/list.checks.ts:48:3"). */
-  readonly trace?: string;
 }
 
 /** The report folder's sub-folder of Allure results. */

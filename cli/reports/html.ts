@@ -1,8 +1,8 @@
 /**
  * --html: renders <report-dir>/allure-results into <report-dir>/allure-report/index.html with the
  * Allure 3 CLI from the package's own dependencies (Node only: no Java, no network), configured by
- * allureConfig(): the verdict as the report's name, the tree by operation, the categories of
- * failures and skips, and the history kept in <report-dir>/allure-history.jsonl. The single-file
+ * allureConfig(): the verdict as the report's name, the tree by operation then requirement, the
+ * categories of failures and skips, and the history kept in <report-dir>/allure-history.jsonl. The single-file
  * form opens straight from disk (file://) and travels well as a CI artifact.
  *
  * One thing is added to the page Allure writes. Allure's awesome template always adds a Google
@@ -17,8 +17,9 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { excuseText } from '../record/expected.ts';
 import type { RunRecord } from '../record/record.ts';
-import { reportName } from './allure.ts';
+import { reportName } from './allure-overview.ts';
 import { HISTORY_FILE } from './folder.ts';
 import type { Writer } from './writer.ts';
 
@@ -50,6 +51,7 @@ export function allureCli(): string {
  */
 export function allureConfig(reportDir: string, record: RunRecord): Record<string, unknown> {
   const name = reportName(record);
+  const excused = record.expected?.excused ?? [];
   return {
     name,
     output: path.join(reportDir, 'allure-report'),
@@ -58,6 +60,13 @@ export function allureConfig(reportDir: string, record: RunRecord): Record<strin
     appendHistory: true,
     categories: {
       rules: [
+        // An expected failure (--expected) is still failed, and known: it gates nothing.
+        ...excused.map((e) => ({
+          id: `expected-${e.id.toLowerCase()}`,
+          name: `Expected to fail (--expected): ${e.id}, ${excuseText(e)}`,
+          matchers: { statuses: ['failed', 'skipped'], labels: { requirement: `^${e.id}$` } },
+          groupByMessage: false,
+        })),
         {
           id: 'gating',
           name: 'Gating failures: these make the run non-conformant',
@@ -91,7 +100,10 @@ export function allureConfig(reportDir: string, record: RunRecord): Record<strin
           reportName: name,
           singleFile: true,
           reportLanguage: 'en',
-          groupBy: ['operation'],
+          // Requirement first: the operation, then the requirement, then its checks; failures first,
+          // so that the first screen keeps the verdict in view as the tree opens on them.
+          groupBy: ['operation', 'story'],
+          defaultSortBy: 'status,asc',
         },
       },
       // Allure adds its agent plugin unless the config names it; it writes nothing a reader needs.

@@ -3,7 +3,7 @@
  * then what the console and the annotations say of them, then the end of the event stream (its
  * last line says how the run ended, so nothing may come after it).
  */
-import { allureResults } from './allure.ts';
+import { allureResults } from './allure-results.ts';
 import { annotations } from './annotations.ts';
 import { endOfRun } from './console.ts';
 import { ctrfReportFile } from './ctrf.ts';

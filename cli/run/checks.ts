@@ -10,10 +10,9 @@ import type { Config } from '../../suites/harness/config/config.ts';
 import { EXCHANGE_LOG_KEY, type ExchangeLogSettings } from '../../suites/harness/evidence/exchange-log.ts';
 import { type ExchangeLogInbox, openExchangeLog } from '../record/exchanges.ts';
 import type { CheckOutcome } from '../record/record.ts';
-import type { CollectorEvents } from './collector.ts';
 import type { Dependencies } from './dependencies.ts';
 import type { Plan } from './plan.ts';
-import type { runSuites, SuiteRun } from './suites.ts';
+import type { RunSuitesOptions, runSuites, SuiteEvents, SuiteRun } from './suites.ts';
 
 export interface Checked {
   /** Every test's outcome; when the deadline cut the run, selected requirements no test reported on fail. */
@@ -56,7 +55,11 @@ export interface RunChecksInput {
   readonly runSuites: typeof runSuites;
   readonly staging: Staging;
   /** Progress: a suite file's tests were collected, a test finished. */
-  readonly events?: CollectorEvents;
+  readonly events?: SuiteEvents;
+  /** Where allure-vitest writes the checks' Allure results (the report folder's allure-results/). */
+  readonly allureResultsDir?: string;
+  /** Where vitest's messages go, masked (run/outputs.ts). */
+  readonly output?: RunSuitesOptions['output'];
   /** Bytes of each body the exchange log keeps (0: sizes only). */
   readonly logBodyBytes: number;
   /** Aborted when the run is interrupted: the checks are cancelled. */
@@ -81,6 +84,8 @@ export async function runChecks(input: RunChecksInput): Promise<Checked> {
     ...(deps.startupMs === undefined ? {} : { startupMs: deps.startupMs }),
     ...(input.events ? { events: input.events } : {}),
     ...(input.stop ? { stop: input.stop } : {}),
+    ...(input.allureResultsDir === undefined ? {} : { allureResultsDir: input.allureResultsDir }),
+    ...(input.output ? { output: input.output } : {}),
   });
   const outcomes: CheckOutcome[] = [...suiteRun.outcomes];
   if (suiteRun.deadlineHit) {

@@ -1,13 +1,13 @@
 /**
- * The vitest reporter of the CLI: turns each finished test into a CheckOutcome (its outcome for the
- * roll-up, and what the reports show of it), through vitest's public reporter API only
- * (TestCase.meta(), .result(), .diagnostic()); shows progress, and keeps what the run needs to tell
- * "the server failed" from "the suite broke".
+ * The vitest reporter of the CLI, on the suites' thread (vitest-run.ts): turns each finished test
+ * into a CheckOutcome (its outcome for the roll-up, and when it ran), through vitest's public
+ * reporter API only (TestCase.meta(), .result(), .diagnostic()); tells progress, and keeps what the
+ * run needs to tell "the server failed" from "the suite broke". What the Allure results show of a
+ * check is allure-vitest's (suites/harness/requirement/report.ts).
  */
 import path from 'node:path';
 import type { SerializedError } from 'vitest';
 import type { Reporter, TestCase, TestModule, TestSuite, Vitest } from 'vitest/node';
-import type { ExchangeRecord } from '../../suites/harness/evidence/exchange.ts';
 import type { RetriedAttempt, TestRetries } from '../record/flaky.ts';
 import type { CheckOutcome } from '../record/record.ts';
 import type { Failure, Finding, ServerErrorSeen } from '../record/rollup.ts';
@@ -126,7 +126,6 @@ export class OutcomeCollector implements Reporter {
       ...(this.declared.has(test.id) ? { declared: this.declared.get(test.id)! } : {}),
       durationMs: Math.round(diagnostic?.duration ?? 0),
       ...(diagnostic === undefined ? {} : { startedAt: diagnostic.startTime }),
-      ...shownOf(test),
       ...(serverErrors.length > 0 ? { serverErrors } : {}),
       ...(findings.length > 0 ? { findings } : {}),
       ...(retries ? { retries } : {}),
@@ -153,13 +152,7 @@ export class OutcomeCollector implements Reporter {
     };
     let outcome: CheckOutcome;
     if (result.state === 'failed') {
-      const trace = suiteFrames(result.errors.find((e) => e.stack)?.stack);
-      outcome = {
-        ...base,
-        state: 'failed',
-        failures: result.errors.map(toFailure),
-        ...(trace === undefined ? {} : { trace }),
-      };
+      outcome = { ...base, state: 'failed', failures: result.errors.map(toFailure) };
     } else if (result.state === 'skipped') {
       // A test skipped without a note under a failed hook did not run because its setup failed:
       // the server failed the setup, so the test fails with the hook's error.
@@ -200,46 +193,6 @@ function isCancelNote(note: string | undefined): boolean {
 function requirementIdOf(test: TestCase): string | undefined {
   const id = (test.meta() as { requirementId?: unknown }).requirementId;
   return typeof id === 'string' ? id : undefined;
-}
-
-/**
- * What the reports show of a test beside its outcome, as the harness left it in its meta
- * (suites/harness/requirement/requirement.ts): the row of its table, its notes, its last exchanges (masked);
- * well-formed ones only.
- */
-function shownOf(test: TestCase): Pick<CheckOutcome, 'caseLabel' | 'notes' | 'evidence'> {
-  const meta = test.meta() as { case?: unknown; notes?: unknown; evidence?: unknown };
-  const notes = Array.isArray(meta.notes) ? meta.notes.filter((n) => typeof n === 'string') : [];
-  const evidence = (Array.isArray(meta.evidence) ? meta.evidence : []).filter(
-    (x): x is ExchangeRecord =>
-      typeof x === 'object' &&
-      x !== null &&
-      typeof x.method === 'string' &&
-      typeof x.url === 'string' &&
-      typeof x.durationMs === 'number',
-  );
-  return {
-    ...(typeof meta.case === 'string' ? { caseLabel: meta.case } : {}),
-    ...(notes.length > 0 ? { notes } : {}),
-    ...(evidence.length > 0 ? { evidence } : {}),
-  };
-}
-
-/**
- * The stack frames worth showing of a failed check: those of its checks module (suites/list/list.checks.ts)
- * or suite file, relative to the package. Frames of the harness, vitest and Node say nothing about the server.
- */
-export function suiteFrames(stack: string | undefined): string | undefined {
-  if (!stack) return undefined;
-  const frames = stack
-    .split('\n')
-    .filter((line) => /^\s+at /.test(line))
-    .map(
-      (line) =>
-        /(?:^|[\s(/])(suites\/(?!harness\/)[^\s()]+\.(?:test|checks)\.[cm]?[jt]s:\d+:\d+)/.exec(line)?.[1],
-    )
-    .filter((frame): frame is string => frame !== undefined);
-  return frames.length > 0 ? frames.map((f) => `at ${f}`).join('\n') : undefined;
 }
 
 /** The 5xx answers a test received (task.meta.serverErrors, set by the harness), well-formed ones only. */

@@ -2,17 +2,18 @@
  * Before stage 2: where a run writes while it runs. The console's lines and the events stream are
  * the run's own words, written as they are: every secret in what they show was masked where it was
  * put or where the server's text entered the run (suites/harness/evidence/redact.ts). What the run does not
- * write itself, vitest's messages on the process's streams, may quote anything (an error's text):
- * that is masked as a server's text, with the key, its near misses and the proxy's password. The
- * events stream (--events) is opened first, so that a file that cannot be written stops the run
- * before any request; with the events on stdout, everything else goes to stderr, vitest's too.
+ * write itself, vitest's messages (which reach the run on streams of their own, run/suites.ts), may
+ * quote anything (an error's text): that is masked as a server's text, with the key, its near misses
+ * and the proxy's password. No stream of the process is patched. The events stream (--events) is
+ * opened first, so that a file that cannot be written stops the run before any request; with the
+ * events on stdout, everything else goes to stderr, vitest's messages too.
  */
 import { keySecrets } from '../../suites/harness/evidence/keys.ts';
 import { proxySecrets } from '../../suites/harness/http/network.ts';
 import { paintFor } from '../console/terminal.ts';
 import type { Env, Io } from '../record/command.ts';
 import { EventStream } from '../reports/events.ts';
-import { createRedactor, type Redactor, redactStream } from '../reports/redact.ts';
+import { createRedactor, type Redactor } from '../reports/redact.ts';
 import type { Console } from '../reports/writer.ts';
 import type { RunPlan } from './options.ts';
 
@@ -22,8 +23,12 @@ export interface Outputs {
   readonly console: Console;
   /** --events: the stream the run writes its events to. */
   readonly events?: EventStream;
-  /** Gives the process's streams back as they were. */
-  restore(): void;
+  /** Where vitest's messages go, masked by the redactor: stdout is stderr when the events take stdout. */
+  readonly vitest: {
+    readonly stdout: Io['stdout'];
+    readonly stderr: Io['stderr'];
+    readonly redactor: Redactor;
+  };
 }
 
 /** Opens the run's outputs; throws UsageError when the events file cannot be written. */
@@ -32,16 +37,10 @@ export function openOutputs(plan: RunPlan, io: Io, env: Env): Outputs {
   const redactor = createRedactor([...keySecrets(plan.config.apiKey), ...proxySecrets(plan.config.network)]);
   const toStderr = plan.events === '-';
   const out: Io['stdout'] = toStderr ? io.stderr : io.stdout;
-  // The run's own writers, taken before the process's streams are masked for vitest below.
-  const stdout = io.stdout.write.bind(io.stdout);
   const writeOut = out.write.bind(out);
   const writeErr = io.stderr.write.bind(io.stderr);
-  const events = plan.events === undefined ? undefined : EventStream.open(plan.events, stdout);
-  const undo = [
-    ...(toStderr && io.stdout === process.stdout ? [divertStream(process.stdout, process.stderr)] : []),
-    // What others write on the process's streams (vitest's messages) is masked.
-    ...[process.stdout, process.stderr].map((s) => redactStream(s, redactor)),
-  ];
+  const events =
+    plan.events === undefined ? undefined : EventStream.open(plan.events, io.stdout.write.bind(io.stdout));
   // The console: the run's own lines, colours only on a terminal.
   const console: Console = {
     p: paintFor(out, env),
@@ -54,17 +53,6 @@ export function openOutputs(plan: RunPlan, io: Io, env: Env): Outputs {
     redactor,
     console,
     ...(events ? { events } : {}),
-    restore: () => {
-      for (const step of undo.reverse()) step();
-    },
-  };
-}
-
-/** Sends what is written to `from` to `to` instead (stdout's other writers, while the events use it). */
-function divertStream(from: NodeJS.WriteStream, to: NodeJS.WriteStream): () => void {
-  const original = from.write;
-  from.write = ((...args: Parameters<typeof to.write>) => to.write(...args)) as typeof from.write;
-  return () => {
-    from.write = original;
+    vitest: { stdout: out, stderr: io.stderr, redactor },
   };
 }

@@ -18,21 +18,17 @@
  * run that could not judge, by the same path.
  */
 import path from 'node:path';
-import type { TestCase } from 'vitest/node';
-import type { Level } from '../../catalog/catalog.ts';
 import { packageVersion } from '../../catalog/paths.ts';
 import { Progress, startLines } from '../console/progress.ts';
 import type { RunExtras } from '../record/command.ts';
 import { CannotJudgeError, oneLine, stopReason } from '../record/errors.ts';
 import { LOG_BODY_BYTES } from '../record/exchanges.ts';
-import { cannotJudgeRecord, type RunRecord } from '../record/record.ts';
+import { ALLURE_RESULTS, cannotJudgeRecord, type RunRecord } from '../record/record.ts';
 import type { RerunSource } from '../record/rerun.ts';
 import { responseTimeStats, timingsOfExchanges } from '../record/timings.ts';
-import type { CheckInfo } from '../reports/events.ts';
 import { ReportFolder } from '../reports/folder.ts';
 import type { Redactor } from '../reports/redact.ts';
 import { openStaging, runChecks, type Staging } from './checks.ts';
-import type { CollectorEvents } from './collector.ts';
 import type { Dependencies } from './dependencies.ts';
 import { Interrupted, unlessInterrupted } from './interrupt.ts';
 import { judge } from './judge.ts';
@@ -40,7 +36,7 @@ import type { RunPlan } from './options.ts';
 import type { Outputs } from './outputs.ts';
 import { makePlan, type Plan } from './plan.ts';
 import { loadWriters, publish } from './publish.ts';
-import type { runSuites } from './suites.ts';
+import type { runSuites, SuiteEvents } from './suites.ts';
 import { type OpenTarget, openTarget } from './target.ts';
 
 /**
@@ -95,11 +91,17 @@ async function stages(
   );
   const loading = {
     deps,
+    // The suites' thread starts as soon as its module is in: vitest loads there meanwhile.
     suites: quietly(
-      deps.then(
-        () => import('./suites.ts'),
-        () => import('./suites.ts'),
-      ),
+      deps
+        .then(
+          () => import('./suites.ts'),
+          () => import('./suites.ts'),
+        )
+        .then((suites) => {
+          suites.prepareSuites();
+          return suites;
+        }),
     ),
   };
   const reached: Reached = {};
@@ -173,16 +175,14 @@ async function judged(
   });
   const progress = new Progress(plan.selected, p, width);
   const levelOf = new Map(plan.spec.catalog.requirements.map((r) => [r.id, r.level]));
-  const listeners: CollectorEvents = {
-    onCollected: (tests) => {
+  const listeners: SuiteEvents = {
+    onCollected: (checks) => {
       // The writers load now, while the worker runs the first checks and this thread waits,
       // rather than with the command, before vitest could start loading.
       void loadWriters();
-      progress.collected(tests.map((t) => (t.meta() as { requirementId?: string }).requirementId));
+      progress.collected(checks.map((c) => c.requirement));
     },
-    ...(run.outputs.events
-      ? { onStart: (test) => run.outputs.events?.checkStart(checkOf(test, deps.root())) }
-      : {}),
+    ...(run.outputs.events ? { onStart: (check) => run.outputs.events?.checkStart(check) } : {}),
     onOutcome: (o) => {
       run.outputs.events?.checkEnd(
         {
@@ -210,6 +210,8 @@ async function judged(
     logBodyBytes: options.har ? LOG_BODY_BYTES : 0,
     stop: AbortSignal.any([stop, unreachable.signal]),
     events: listeners,
+    allureResultsDir: path.join(folder.dir, ALLURE_RESULTS),
+    output: run.outputs.vitest,
   });
   if (stop.aborted) throw new Interrupted(String(stop.reason));
   await until(target.reachable);
@@ -291,17 +293,6 @@ function maskedReason(
     ...reason,
     reason: redactor.text(reason.reason),
     internalError: redactor.text(reason.internalError),
-  };
-}
-
-/** A test as the events name it when it starts. */
-function checkOf(test: TestCase, root: string): CheckInfo {
-  const meta = test.meta() as { requirementId?: string; requirementLevel?: Level };
-  return {
-    requirement: meta.requirementId,
-    level: meta.requirementLevel,
-    check: test.name,
-    file: path.relative(root, test.module.moduleId).split(path.sep).join('/'),
   };
 }
 

@@ -1,6 +1,8 @@
-// The HTML report's parts that need no browser: the Allure results the CLI writes from the record
-// (one per requirement), the Allure configuration, the page's Content-Security-Policy and the
-// history carried over on rotation. test/cli/report-browser.test.ts checks the page itself.
+// The HTML report's parts that need no browser: what the CLI adds to allure-vitest's results once
+// the run is judged (the first screen, the overview, the verdicts no check's result shows), the
+// Allure configuration, the page's Content-Security-Policy and the history carried over on
+// rotation. test/cli/report-browser.test.ts checks the page itself; test/harness/report.test.ts
+// what each check's result holds.
 import {
   existsSync,
   linkSync,
@@ -15,22 +17,21 @@ import {
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { TestResult } from 'allure-js-commons';
+import type { Globals, TestResult } from 'allure-js-commons';
 import { stringifyEnvInfo } from 'allure-js-commons/sdk/reporter';
 import { afterAll, describe, expect, test } from 'vitest';
 import { loadCatalog } from '../../catalog/catalog.ts';
 import type { CheckOutcome, RunRecord } from '../../cli/record/record.ts';
 import { type RequirementResult, rollUp } from '../../cli/record/rollup.ts';
 import {
-  allureFiles,
   changes,
   changesLine,
   environmentInfo,
-  historyIdOf,
   previousStatuses,
   reportName,
   requirementMessage,
-} from '../../cli/reports/allure.ts';
+} from '../../cli/reports/allure-overview.ts';
+import { allureResults, verdictsBeyondChecks } from '../../cli/reports/allure-results.ts';
 import { HISTORY_FILE, ReportFolder, rotateReportDir } from '../../cli/reports/folder.ts';
 import {
   allureConfig,
@@ -40,8 +41,7 @@ import {
   PAGE_POLICY,
   withPagePolicy,
 } from '../../cli/reports/html.ts';
-import { suiteFrames } from '../../cli/run/collector.ts';
-import { recordExchange } from '../../suites/harness/evidence/exchange.ts';
+import type { Outlet } from '../../cli/reports/writer.ts';
 import { testConfig } from '../helpers/config.ts';
 
 const catalog = loadCatalog();
@@ -54,7 +54,7 @@ const config = testConfig('https://staging.pets.example.com/v1', {
   runId: 'test',
 });
 
-/** A check's outcome as the CLI's reporter records it; it starts at 1000 ms (since the epoch) unless told. */
+/** A check's outcome as the CLI's reporter records it; it starts at 1000 ms (since the epoch). */
 const outcome = (
   id: string,
   state: CheckOutcome['state'],
@@ -70,25 +70,9 @@ const outcome = (
   ...extra,
 });
 
-/** The exchange the failed check [limit=101] keeps as its evidence, a plain copy as a check keeps it. */
-const overMaxExchange = {
-  ...recordExchange(
-    {
-      method: 'GET',
-      url: 'https://staging.pets.example.com/v1/pets?limit=101',
-      headers: { 'x-api-key': '***' },
-    },
-    {
-      status: 200,
-      headers: { 'content-type': 'application/json' },
-      body: Buffer.from('[1 2]'),
-      durationMs: 7,
-    },
-  ),
-};
-
 // Every requirement passes but these: a MUST that fails one of its two checks, a SHOULD that fails
-// (not gating without --strict), one skipped for --read-only, one blocked by CREATE-OK.
+// (not gating without --strict), one skipped for --read-only, one blocked by CREATE-OK, and
+// ANY-NO-5XX, whose own check passed, failed by a 500 another check received.
 const outcomes: CheckOutcome[] = [
   ...catalog.requirements
     .filter(
@@ -98,8 +82,6 @@ const outcomes: CheckOutcome[] = [
     .map((r) => outcome(r.id, 'passed')),
   outcome('LIST-LIMIT-OVER-MAX', 'failed', {
     name: ' [limit=101]',
-    caseLabel: 'limit=101',
-    startedAt: 900,
     failures: [
       {
         message: 'expected: status 400–499\nreceived: 200',
@@ -108,15 +90,16 @@ const outcomes: CheckOutcome[] = [
         reproduce: "curl -sS 'https://staging.pets.example.com/v1/pets?limit=101'",
       },
     ],
-    trace: 'at suites/list/list.checks.ts:48:3',
-    evidence: [overMaxExchange],
+    serverErrors: [
+      {
+        method: 'GET',
+        url: 'https://staging.pets.example.com/v1/pets?limit=2',
+        status: 500,
+        reproduce: "curl -sS 'https://staging.pets.example.com/v1/pets?limit=2'",
+      },
+    ],
   }),
-  outcome('LIST-LIMIT-OVER-MAX', 'passed', {
-    name: ' [limit=2^31]',
-    caseLabel: 'limit=2^31',
-    notes: ['sent 2147483648'],
-    evidence: [overMaxExchange, overMaxExchange],
-  }),
+  outcome('LIST-LIMIT-OVER-MAX', 'passed', { name: ' [limit=2^31]' }),
   outcome('SHOW-UNKNOWN-404', 'failed', {
     failures: [{ message: 'x', expected: 'status 404', received: '410' }],
   }),
@@ -144,44 +127,113 @@ function record(overrides: Partial<RunRecord> = {}): RunRecord {
       ['showPetById', 'GET /pets/{petId}'],
       ['listStoreOrders', 'GET /store/orders'],
     ]),
+    checks: { outcomes, catalog },
     ...overrides,
   };
 }
 
-/** The Allure files of a run of the outcomes above. */
-function filesOf(run: RunRecord, previous?: ReadonlyMap<string, string>) {
-  return allureFiles({ record: run, catalog, outcomes, ...(previous ? { previous } : {}) });
+/** What the writer adds to allure-results/ of a run into a folder of its own, read back. */
+function written(name: string, run: RunRecord, history?: string) {
+  const dir = path.join(work, name);
+  mkdirSync(dir, { recursive: true });
+  if (history !== undefined) writeFileSync(path.join(dir, HISTORY_FILE), history);
+  const folder = new ReportFolder(dir, `${dir}.previous`, work);
+  const plain = (text: string) => text;
+  const outlet: Outlet = {
+    folder,
+    console: {
+      p: { green: plain, red: plain, yellow: plain, dim: plain, bold: plain },
+      width: 100,
+      out: () => undefined,
+      err: () => undefined,
+      warn: () => undefined,
+    },
+    html: false,
+    annotations: false,
+  };
+  allureResults.write(run, outlet);
+  const results = path.join(dir, 'allure-results');
+  const files = readdirSync(results);
+  const text = (file: string) => readFileSync(path.join(results, file), 'utf8');
+  const json = <T>(suffix: string) =>
+    files.filter((f) => f.endsWith(suffix)).map((f) => JSON.parse(text(f)) as T);
+  return {
+    folder,
+    results: json<TestResult>('-result.json'),
+    globals: json<Globals>('-globals.json'),
+    environment: text('environment.properties'),
+    attachment: (source: string) => text(source),
+  };
 }
 
-describe('the Allure results of a run: one per requirement', () => {
+describe('what the CLI adds to the Allure results once the run is judged', () => {
   const run = record();
-  const files = filesOf(run);
-  const { results } = files;
-  const byId = (id: string) =>
-    results.find((r) => r.labels.some((l) => l.name === 'requirement' && l.value === id))!;
+  const files = written('judged', run);
   const label = (r: TestResult, name: string) => r.labels.filter((l) => l.name === name).map((l) => l.value);
 
-  test('each catalog requirement is one result, in the status summary.json gives it', () => {
-    expect(results).toHaveLength(catalog.requirements.length);
-    for (const r of run.rollUp.results) expect(byId(r.id).status, r.id).toBe(r.status);
-    const overMax = byId('LIST-LIMIT-OVER-MAX');
-    expect(overMax.name).toBe('LIST-LIMIT-OVER-MAX (MUST) a limit above 100 is rejected with a 4xx status');
-    expect(label(overMax, 'operation')).toEqual(['GET /pets (listPets)']);
-    expect(label(overMax, 'severity')).toEqual(['critical']);
-    expect(label(overMax, 'tag')).toEqual(['gating']);
-    expect(label(overMax, 'gating')).toEqual(['yes']);
-    expect(label(byId('LIST-OK'), 'gating')).toEqual([]);
-    expect(label(byId('SHOW-UNKNOWN-404'), 'tag')).toEqual(['not gating']);
-    expect(label(byId('CREATE-PERSISTED'), 'tag')).toEqual(['blocked']);
-    expect(label(byId('AUTH-KEY-ACCEPTED'), 'operation')).toEqual(['auth (any operation)']);
-    expect(label(byId('ANY-NO-5XX'), 'operation')).toEqual(['any operation']);
-    // The history id is the requirement's, the same in every run, distinct from every other's.
-    expect(overMax.historyId).toBe(historyIdOf('LIST-LIMIT-OVER-MAX'));
-    expect(new Set(results.map((r) => r.historyId)).size).toBe(results.length);
+  test('a result for each requirement the roll-up failed while none of its own checks did, and no other', () => {
+    expect(verdictsBeyondChecks(run).map((r) => r.id)).toEqual(['ANY-NO-5XX']);
+    expect(files.results).toHaveLength(1);
+    const [verdict] = files.results;
+    expect(verdict?.name).toBe(`ANY-NO-5XX (MUST) ${catalog.get('ANY-NO-5XX')?.title}: the run's verdict`);
+    expect(verdict?.status).toBe('failed');
+    expect(verdict?.statusDetails?.message).toBe(
+      requirementMessage(run.rollUp.results.find((r) => r.id === 'ANY-NO-5XX')!),
+    );
+    expect(verdict?.statusDetails?.message).toMatch(/gating: this MUST failure makes the run non-conformant/);
+    expect(verdict?.statusDetails?.message).toContain(
+      "curl -sS 'https://staging.pets.example.com/v1/pets?limit=2'",
+    );
+    // Where its checks are in the tree, and sorted as they are.
+    expect(label(verdict!, 'operation')).toEqual(['any operation']);
+    expect(label(verdict!, 'requirement')).toEqual(['ANY-NO-5XX']);
+    expect(label(verdict!, 'story')).toEqual([`ANY-NO-5XX (MUST) ${catalog.get('ANY-NO-5XX')?.title}`]);
+    expect(label(verdict!, 'gating')).toEqual(['yes']);
+    // The same history id in every run, so that Allure's history follows it.
+    expect(written('judged-again', run).results[0]?.historyId).toBe(verdict?.historyId);
+    expect(files.folder.written).toEqual(['allure-results/']);
+  });
+
+  test('a requirement excused by --expected, or passed only after retries: a verdict marked known, or flaky', () => {
+    const flakyPass = run.rollUp.results.find((r) => r.id === 'LIST-OK')!;
+    const excused = {
+      id: 'LIST-LIMIT-OVER-MAX',
+      reason: 'the gateway accepts any limit',
+      link: 'https://tracker.example/PETS-12',
+      gating: true,
+    };
+    const marked = record({
+      rollUp: {
+        ...run.rollUp,
+        results: run.rollUp.results.map((r) => (r === flakyPass ? { ...r, flaky: true, retries: 1 } : r)),
+      },
+      expected: { file: 'expected.yaml', excused: [excused], stale: [], unexcused: [], gate: 'passed' },
+    });
+    expect(verdictsBeyondChecks(marked).map((r) => r.id)).toEqual([
+      'ANY-NO-5XX',
+      'LIST-OK',
+      'LIST-LIMIT-OVER-MAX',
+    ]);
+    const { results } = written('marked', marked);
+    const verdictOf = (id: string) => results.find((r) => label(r, 'requirement')[0] === id)!;
+    const flaky = verdictOf('LIST-OK');
+    expect(flaky.status).toBe('passed');
+    expect(flaky.statusDetails).toMatchObject({ flaky: true });
+    expect(flaky.statusDetails?.message).toMatch(/^flaky: passed only after 1 retry/);
+    const known = verdictOf('LIST-LIMIT-OVER-MAX');
+    expect(known.status).toBe('failed');
+    expect(known.statusDetails).toMatchObject({ known: true });
+    expect(known.statusDetails?.message).toMatch(
+      /^expected to fail: the gateway accepts any limit \(https:\/\/tracker\.example\/PETS-12\)\n1 of 2 checks failed/,
+    );
+    expect(known.links).toEqual([
+      { name: 'expected deviation', url: 'https://tracker.example/PETS-12', type: 'issue' },
+    ]);
   });
 
   test('a failed requirement says whether it gates, what was expected and received, and how to reproduce it', () => {
-    expect(byId('LIST-LIMIT-OVER-MAX').statusDetails?.message).toBe(
+    const of = (id: string) => requirementMessage(run.rollUp.results.find((r) => r.id === id)!);
+    expect(of('LIST-LIMIT-OVER-MAX')).toBe(
       [
         '1 of 2 checks failed · gating: this MUST failure makes the run non-conformant',
         'expected:  status 400–499',
@@ -189,157 +241,49 @@ describe('the Allure results of a run: one per requirement', () => {
         "reproduce: curl -sS 'https://staging.pets.example.com/v1/pets?limit=101'",
       ].join('\n'),
     );
-    expect(byId('SHOW-UNKNOWN-404').statusDetails?.message).toMatch(
+    expect(of('SHOW-UNKNOWN-404')).toMatch(
       /^failed · not gating: a SHOULD failure decides the verdict only with --strict\n/,
     );
-    expect(byId('CREATE-PERSISTED').statusDetails?.message).toBe(
-      'blocked by CREATE-OK: POST /pets answered 500',
-    );
-    expect(byId('AUTH-KEY-ACCEPTED').statusDetails?.message).toBe('needs --api-key');
-  });
-
-  test('a requirement is blocked when the roll-up says so (blockedBy), never by what its message reads', () => {
+    expect(of('CREATE-PERSISTED')).toBe('blocked by CREATE-OK: POST /pets answered 500');
+    expect(of('AUTH-KEY-ACCEPTED')).toBe('needs --api-key');
+    // Blocked when the roll-up says so (blockedBy), never by what its message reads.
     const skipped = run.rollUp.results.find((r) => r.id === 'AUTH-KEY-ACCEPTED')!;
-    const readsBlocked = { ...skipped, message: 'blocked by CREATE-OK: POST /pets answered 500' };
-    expect(requirementMessage(readsBlocked)).toBe('blocked by CREATE-OK: POST /pets answered 500');
-    const asRead = allureFiles({
-      record: record({
-        rollUp: {
-          ...run.rollUp,
-          results: run.rollUp.results.map((r) => (r.id === skipped.id ? readsBlocked : r)),
-        },
-      }),
-      catalog,
-      outcomes,
-    }).results;
-    const tags = (r: TestResult | undefined) => r?.labels.filter((l) => l.name === 'tag').map((l) => l.value);
-    expect(tags(asRead.find((r) => r.fullName?.endsWith(skipped.id)))).toEqual([]);
-    expect(tags(byId('CREATE-PERSISTED'))).toEqual(['blocked']);
     const { message: _, ...withoutMessage } = skipped;
     expect(requirementMessage({ ...withoutMessage, blockedBy: ['CREATE-OK'] })).toBe('blocked by CREATE-OK');
   });
 
-  test('its checks are its steps, in the order they ran, with their notes and exchanges and without harness frames', () => {
-    const steps = byId('LIST-LIMIT-OVER-MAX').steps;
-    expect(steps.map((s) => [s.name, s.status, s.start, s.stop])).toEqual([
-      ['check [limit=101]', 'failed', 900, 905],
-      ['check [limit=2^31]', 'passed', 1_000, 1_005],
-    ]);
-    const [failed, passed] = steps;
-    expect(failed?.statusDetails).toEqual({
-      message: 'expected: status 400–499\nreceived: 200',
-      trace: 'at suites/list/list.checks.ts:48:3',
-    });
-    // A failed check: its request and its response, each an attachment in a step of its own.
-    expect(failed?.steps.map((s) => s.name)).toEqual([
-      'request: GET /v1/pets?limit=101',
-      'response: 200 OK · 5 bytes · 7 ms',
-    ]);
-    const text = (step: (typeof steps)[number] | undefined) =>
-      files.attachments.get(step?.attachments[0]?.source ?? '');
-    expect(text(failed?.steps[0])).toBe(
-      'GET https://staging.pets.example.com/v1/pets?limit=101\nx-api-key: ***\n\n(no body)',
-    );
-    // The body as it came: "[1 2]" is not valid JSON, and is not re-indented.
-    expect(text(failed?.steps[1])).toContain('content-type: application/json\n\n[1 2]\n\nbody: 5 bytes');
-    // A passed check: its notes, then its last exchanges together in one attachment.
-    expect(passed?.steps.map((s) => [s.name, s.status])).toEqual([
-      ['sent 2147483648', 'passed'],
-      [expect.stringMatching(/^last 2 exchanges: GET \/v1\/pets\?limit=101 → 200 OK/), undefined],
-    ]);
-    expect(text(passed?.steps[1])).toMatch(/^── 1\/2 ──\nGET https:[\s\S]*── 2\/2 ──/);
-    // A skipped check carries the reason vitest gave it.
-    expect(byId('AUTH-KEY-ACCEPTED').steps[0]).toMatchObject({
-      status: 'skipped',
-      statusDetails: { message: 'needs --api-key' },
-    });
-    // Frames of the suite file only, from a check's error.
-    expect(
-      suiteFrames(
-        [
-          'ConformanceError: expected: status 400–499',
-          '    at fail (/work/x/suites/harness/expect.ts:21:9)',
-          '    at /work/x/suites/list/list.checks.ts:48:3',
-          '    at async file:///work/x/node_modules/@vitest/runner/dist/chunk-artifact.js:1903:20',
-        ].join('\n'),
-      ),
-    ).toBe('at suites/list/list.checks.ts:48:3');
-    expect(suiteFrames('Error: x\n    at f (/a/suites/harness/client.ts:1:1)')).toBeUndefined();
-  });
-
-  test('its times agree with the record: the results span the run, the checks keep the times they ran', () => {
-    const runStart = run.startedAt.getTime();
-    expect(Math.min(...results.map((r) => r.start!))).toBe(runStart);
-    for (const r of results) expect(r.stop).toBe(runStart + run.durationMs);
-  });
-
-  test('the tree reads by operation as the OpenAPI document lists them, then any operation, each in catalog order', () => {
-    const order = [...results].sort((a, b) => (a.start ?? 0) - (b.start ?? 0));
-    const groups = [...new Set(order.map((r) => label(r, 'operation')[0]))];
-    expect(groups).toEqual([
-      'GET /pets (listPets)',
-      'POST /pets (createPets)',
-      'GET /pets/{petId} (showPetById)',
-      'GET /store/orders (listStoreOrders)',
-      'any operation',
-      'auth (any operation)',
-      'version (any operation)',
-    ]);
-    const listIds = order
-      .filter((r) => label(r, 'operation')[0] === 'GET /pets (listPets)')
-      .map((r) => label(r, 'requirement')[0]);
-    expect(listIds).toEqual(catalog.requirements.filter((r) => r.operation === 'listPets').map((r) => r.id));
-  });
-
-  test('a requirement is described by the quoted sentence, its source and the RFC behind it', () => {
-    const overMax = byId('LIST-LIMIT-OVER-MAX');
-    const r = catalog.get('LIST-LIMIT-OVER-MAX')!;
-    expect(overMax.description).toContain(`> ${r.source.text.trim()}`);
-    expect(overMax.description).toContain(`section "${r.source.section}"`);
-    expect(overMax.links).toEqual([
-      {
-        name: 'RFC 9110 §15.5',
-        url: 'https://www.rfc-editor.org/rfc/rfc9110.html#section-15.5',
-        type: 'link',
-      },
-    ]);
-    // A requirement on a topic the document leaves unspecified says what the suite tolerates.
-    const silent = catalog.requirements.find((x) => x.unspecified !== undefined)!;
-    const topic = catalog.unspecified.find((u) => u.topic === silent.unspecified)!;
-    expect(byId(silent.id).description).toContain(topic.tolerated);
-  });
-
   test('the first screen: verdict, counts per requirement (blocked apart from skipped), seed and gating level', () => {
-    expect(reportName(run)).toBe('NON-CONFORMANT · 1 MUST failed · staging.pets.example.com/v1');
-    expect(Object.entries(files.environment).slice(0, 8)).toEqual([
-      ['verdict', 'NON-CONFORMANT · 1 MUST failed'],
+    expect(reportName(run)).toBe('NON-CONFORMANT · 2 MUST failed · staging.pets.example.com/v1');
+    const entries = Object.entries(environmentInfo(run));
+    expect(entries.slice(0, 8)).toEqual([
+      ['verdict', 'NON-CONFORMANT · 2 MUST failed'],
       ['vs last report', 'no earlier report in this folder'],
-      ['failed', `2 of ${catalog.requirements.length} requirements (1 gating)`],
-      ['passed', String(catalog.requirements.length - 4)],
+      ['failed', `3 of ${catalog.requirements.length} requirements (2 gating)`],
+      ['passed', String(catalog.requirements.length - 5)],
       ['blocked', '1'],
       ['skipped', '1'],
       ['seed', '1616944622'],
       ['gating level', 'MUST (SHOULD gates only with --strict)'],
     ]);
     // As allure-js-commons writes it into environment.properties.
-    expect(stringifyEnvInfo(files.environment).split('\n').slice(0, 2)).toEqual([
-      'verdict=NON-CONFORMANT · 1 MUST failed',
+    expect(files.environment).toBe(stringifyEnvInfo(environmentInfo(run)));
+    expect(files.environment.split('\n').slice(0, 2)).toEqual([
+      'verdict=NON-CONFORMANT · 2 MUST failed',
       'vs\\ last\\ report=no earlier report in this folder',
     ]);
     const strict = record({ config: { ...config, strict: true } });
     expect(reportName(strict)).toBe(
-      'NON-CONFORMANT · 1 MUST and 1 SHOULD failed · staging.pets.example.com/v1',
+      'NON-CONFORMANT · 2 MUST and 1 SHOULD failed · staging.pets.example.com/v1',
     );
   });
 
   test('the overview: the verdict with its failures, and what the document leaves unspecified', () => {
-    expect(files.globals.name).toMatch(/-globals\.json$/);
     const text = (name: string) => {
-      const source = files.globals.content.attachments.find((a) => a.name.startsWith(name))!.source;
-      return files.attachments.get(source)!;
+      const attachment = files.globals.flatMap((g) => g.attachments).find((a) => a.name.startsWith(name))!;
+      return files.attachment(attachment.source);
     };
     const overview = text('Verdict and failures');
-    expect(overview).toMatch(/^NON-CONFORMANT · 1 MUST failed/);
+    expect(overview).toMatch(/^NON-CONFORMANT · 2 MUST failed/);
     expect(overview).toContain(
       '✗ LIST-LIMIT-OVER-MAX (MUST) a limit above 100 is rejected with a 4xx status',
     );
@@ -353,21 +297,41 @@ describe('the Allure results of a run: one per requirement', () => {
     }
   });
 
-  test('what changed since the last report comes from the last line of Allure history', () => {
+  test('a run that could not judge adds nothing, and lists what vitest wrote', () => {
+    const cannot = record({ error: 'stopped by SIGTERM before the run could judge' });
+    const dir = path.join(work, 'cannot');
+    mkdirSync(path.join(dir, 'allure-results'), { recursive: true });
+    writeFileSync(path.join(dir, 'allure-results', 'a-result.json'), '{}');
+    const folder = new ReportFolder(dir, `${dir}.previous`, work);
+    allureResults.write(cannot, { folder } as Outlet);
+    expect(readdirSync(path.join(dir, 'allure-results'))).toEqual(['a-result.json']);
+    expect(folder.written).toEqual(['allure-results/']);
+    const none = new ReportFolder(path.join(work, 'none'), path.join(work, 'none.previous'), work);
+    allureResults.write(cannot, { folder: none } as Outlet);
+    expect(none.written).toEqual([]);
+  });
+
+  test('what changed since the last report comes from the last line of Allure history, a requirement failed when any of its results failed', () => {
     const file = path.join(work, 'history.jsonl');
-    const point = (statuses: Record<string, string>) =>
+    const point = (results: [string, string][]) =>
       JSON.stringify({
         uuid: 'x',
         testResults: Object.fromEntries(
-          Object.entries(statuses).map(([id, status]) => [
-            `${historyIdOf(id)}.x`,
+          results.map(([id, status], i) => [
+            `h${i}`,
             { status, labels: [{ name: 'requirement', value: id }] },
           ]),
         ),
       });
     writeFileSync(
       file,
-      `${point({ 'LIST-OK': 'failed' })}\n${point({ 'LIST-OK': 'failed', 'SHOW-UNKNOWN-404': 'passed' })}\n`,
+      `${point([['LIST-OK', 'failed']])}\n${point([
+        ['LIST-OK', 'passed'],
+        ['LIST-OK', 'failed'],
+        ['LIST-OK', 'passed'],
+        ['SHOW-UNKNOWN-404', 'skipped'],
+        ['SHOW-UNKNOWN-404', 'passed'],
+      ])}\n`,
     );
     const previous = previousStatuses(file);
     expect(previous).toEqual(
@@ -377,11 +341,16 @@ describe('the Allure results of a run: one per requirement', () => {
       ]),
     );
     const diff = changes(run, previous);
-    expect(diff).toEqual({ newlyFailed: ['LIST-LIMIT-OVER-MAX', 'SHOW-UNKNOWN-404'], fixed: ['LIST-OK'] });
-    expect(changesLine(diff)).toBe('2 newly failed, 1 fixed');
+    expect(diff).toEqual({
+      newlyFailed: ['ANY-NO-5XX', 'LIST-LIMIT-OVER-MAX', 'SHOW-UNKNOWN-404'],
+      fixed: ['LIST-OK'],
+    });
+    expect(changesLine(diff)).toBe('3 newly failed, 1 fixed');
     expect(previousStatuses(path.join(work, 'none.jsonl'))).toBeUndefined();
-    expect(environmentInfo(run, previous)['vs last report']).toBe('2 newly failed, 1 fixed');
-    expect(filesOf(run, previous).environment['vs last report']).toBe('2 newly failed, 1 fixed');
+    expect(environmentInfo(run, previous)['vs last report']).toBe('3 newly failed, 1 fixed');
+    expect(written('with-history', run, readFileSync(file, 'utf8')).environment).toContain(
+      'vs\\ last\\ report=3 newly failed, 1 fixed',
+    );
   });
 });
 
@@ -389,12 +358,14 @@ describe('the Allure configuration and the page', () => {
   test('the report is named by its verdict, grouped by operation, keeps a bounded history beside it', () => {
     const reportDir = path.join(work, 'reports', 'latest');
     const c = allureConfig(reportDir, record()) as Json;
-    expect(c.name).toBe('NON-CONFORMANT · 1 MUST failed · staging.pets.example.com/v1');
+    expect(c.name).toBe('NON-CONFORMANT · 2 MUST failed · staging.pets.example.com/v1');
     expect(c.historyPath).toBe(path.join(reportDir, HISTORY_FILE));
     expect(c.historyLimit).toBe(HISTORY_LIMIT);
+    // Requirement first: the operation, then the requirement (each check's story label), its checks.
     expect(c.plugins.awesome.options).toMatchObject({
       singleFile: true,
-      groupBy: ['operation'],
+      groupBy: ['operation', 'story'],
+      defaultSortBy: 'status,asc',
       reportName: c.name,
     });
     expect(c.plugins.agent).toEqual({ enabled: false });
@@ -404,6 +375,30 @@ describe('the Allure configuration and the page', () => {
       'blocked',
       'not-checked',
     ]);
+  });
+
+  test('an expected failure (--expected) is its own category, ahead of the gating ones', () => {
+    const excused = {
+      id: 'LIST-LIMIT-OVER-MAX',
+      reason: 'the gateway accepts any limit',
+      link: 'https://tracker.example/PETS-12',
+      gating: true,
+    };
+    const run = record({
+      expected: { file: 'expected.yaml', excused: [excused], stale: [], unexcused: [], gate: 'passed' },
+    });
+    const rules = (allureConfig(path.join(work, 'x'), run) as Json).categories.rules;
+    expect(rules.map((r: Json) => r.id)).toEqual([
+      'expected-list-limit-over-max',
+      'gating',
+      'not-gating',
+      'blocked',
+      'not-checked',
+    ]);
+    expect(rules[0]).toMatchObject({
+      name: 'Expected to fail (--expected): LIST-LIMIT-OVER-MAX, the gateway accepts any limit (https://tracker.example/PETS-12)',
+      matchers: { statuses: ['failed', 'skipped'], labels: { requirement: '^LIST-LIMIT-OVER-MAX$' } },
+    });
   });
 
   test('the page opens with a Content-Security-Policy that lets it load nothing from another origin', () => {

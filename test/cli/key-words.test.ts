@@ -136,11 +136,17 @@ describe.each(KEYS)('with the key %s', (key) => {
     for (const e of events.filter((x) => x.type === 'check-end')) expect(ids).toContain(e.requirement);
     expect(events[0].tool.name).toBe('petstore-conformance');
 
-    const allure = filesUnder(path.join(run().dir, 'allure-results')).filter((f) =>
-      f.endsWith('-result.json'),
+    // A result per check, each under its requirement (its story label), named as its test is.
+    const allure = filesUnder(path.join(run().dir, 'allure-results'))
+      .filter((f) => f.endsWith('-result.json'))
+      .map((f) => readJson(path.join(run().dir, 'allure-results', f)));
+    const stories = allure.flatMap((x: Json) =>
+      x.labels.filter((l: Json) => l.name === 'story').map((l: Json) => l.value as string),
     );
-    const names = allure.map((f) => readJson(path.join(run().dir, 'allure-results', f)).name as string);
-    for (const r of catalog.requirements) expect(names).toContain(`${r.id} (${r.level}) ${r.title}`);
+    for (const r of catalog.requirements) expect(stories).toContain(`${r.id} (${r.level}) ${r.title}`);
+    const names = allure.map((x: Json) => x.name as string);
+    for (const r of catalog.requirements)
+      expect(names.some((n) => n.startsWith(`${r.id} ${r.title}`))).toBe(true);
   });
 
   test('junit.xml, summary.md, the HAR and the console hold the ids whole', () => {

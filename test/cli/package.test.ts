@@ -81,6 +81,7 @@ describe('package.json', () => {
       'fast-check',
       'yaml',
       'allure',
+      'allure-vitest',
       'ajv',
     ];
     for (const name of deps) {

@@ -8,7 +8,7 @@ import { junitXml } from '../../cli/reports/junit.ts';
 import { createRedactor, MASK } from '../../cli/reports/redact.ts';
 import { summaryJson } from '../../cli/reports/summary-json.ts';
 import { toFailure } from '../../cli/run/collector.ts';
-import { worstCaseMs } from '../../cli/run/suites.ts';
+import { worstCaseMs } from '../../cli/run/vitest-run.ts';
 import { testConfig } from '../helpers/config.ts';
 
 const req = (id: string, level: Requirement['level'], operation: Requirement['operation'] = 'listPets') =>

@@ -1,12 +1,17 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { TestResult } from 'allure-js-commons';
+import AllureVitestReporter from 'allure-vitest/reporter';
 import { describe, expect, test } from 'vitest';
 import type { TestCase } from 'vitest/node';
 import { startVitest } from 'vitest/node';
 import { loadCatalog } from '../../catalog/catalog.ts';
 import { packageRoot } from '../../catalog/paths.ts';
-import { rollUp } from '../../cli/record/rollup.ts';
-import { allureFiles, rfcLinks } from '../../cli/reports/allure.ts';
 import { OutcomeCollector } from '../../cli/run/collector.ts';
 import { ConformanceError } from '../../suites/harness/evidence/errors.ts';
+import { rfcLinks } from '../../suites/harness/requirement/report.ts';
 import { requirementOf, skipReason, testName } from '../../suites/harness/requirement/requirement.ts';
 import { suiteVitestOptions } from '../../suites/vitest.shared.ts';
 import { testConfig } from '../helpers/config.ts';
@@ -82,8 +87,9 @@ describe('what a reporter of the CLI receives from a run of the suites', () => {
         });
       },
     };
-    // As the CLI does: its own reporter, which keeps each check as the reports show it.
+    // As the CLI does: its own reporter, which keeps each check's outcome, and allure-vitest's.
     const collector = new OutcomeCollector(packageRoot());
+    const resultsDir = mkdtempSync(path.join(tmpdir(), 'petstore-conformance-allure-'));
     const config = testConfig(server.url, {
       readOnly: true,
       only: ['LIST', 'CREATE', 'AUTH', 'SHOW'],
@@ -96,12 +102,13 @@ describe('what a reporter of the CLI receives from a run of the suites', () => {
         ...options,
         include: ['test/harness/fixtures/requirement.fixture.ts'],
         config: false,
-        reporters: [reporter, collector],
+        reporters: [reporter, collector, new AllureVitestReporter({ resultsDir })],
       });
-      // Nothing of the reports runs in the workers: no setup file, no runner of its own.
+      // allure-vitest's setup file, once: the options name it as its reporter does.
       const project = vitest.projects[0];
-      expect(project?.config.setupFiles).toEqual([]);
-      expect(project?.config.runner ?? undefined).toBeUndefined();
+      expect(project?.config.setupFiles).toEqual([
+        createRequire(import.meta.url).resolve('allure-vitest/setup'),
+      ]);
       await vitest.close();
     } finally {
       await server.close();
@@ -172,66 +179,63 @@ describe('what a reporter of the CLI receives from a run of the suites', () => {
     expect(error.message).toBe(
       `expected: status 200\nreceived: 500, JSON object {"error":"boom"}\nreproduce: curl -i -sS -H 'x-api-key: '"\${PETSTORE_API_KEY:-***}" '${server.url}/pets'`,
     );
-    // What the reports show of each check, as the CLI's reporter kept it (vitest's public API only).
+    // The CLI's reporter keeps when each check started (vitest's public API only), and nothing of the key.
     const outcomeOf = (id: string) => collector.outcomes.filter((o) => o.requirementId === id);
     const [listOkOutcome] = outcomeOf('LIST-OK');
     expect(listOkOutcome?.startedAt).toBeGreaterThanOrEqual(started);
     expect(listOkOutcome?.startedAt).toBeLessThanOrEqual(Date.now());
-    expect(listOkOutcome?.notes).toEqual(['looked at GET /pets once']);
-    expect(listOkOutcome?.evidence).toMatchObject([
-      { method: 'GET', status: 500, responseBody: { size: 16, text: '{"error":"boom"}' } },
-    ]);
-    expect(outcomeOf('LIST-LIMIT-OVER-MAX').map((o) => [o.caseLabel, o.evidence?.length])).toEqual([
-      ['limit=101', 1],
-      ['limit=2^31', 1],
-    ]);
     expect(JSON.stringify(collector.outcomes)).not.toContain('harness-secret-key');
 
-    // The Allure results the CLI writes from them: labels, description and links made once.
-    const catalog = loadCatalog();
-    const record = {
-      version: '1.0.0',
-      target: server.url,
-      targetFrom: '--base-url',
-      startedAt: new Date(started),
-      durationMs: Date.now() - started,
-      config,
-      rollUp: rollUp(catalog, collector.outcomes, config),
-      operations: new Map([['listPets', 'GET /pets']]),
-    };
-    const files = allureFiles({ record, catalog, outcomes: collector.outcomes });
+    // allure-vitest's results: one per check, with what the harness recorded inside its test.
+    const files = readdirSync(resultsDir);
+    const read = (file: string) => readFileSync(path.join(resultsDir, file), 'utf8');
+    const results = files
+      .filter((f) => f.endsWith('-result.json'))
+      .map((f) => JSON.parse(read(f)) as TestResult);
+    expect(results).toHaveLength(11);
     const allureOf = (id: string) =>
-      files.results.find((r) => r.labels.some((l) => l.name === 'requirement' && l.value === id))!;
-    const allureListOk = allureOf('LIST-OK');
-    expect(allureListOk.status).toBe('failed');
-    expect(allureListOk.labels).toEqual(
+      results.filter((r) => r.labels.some((l) => l.name === 'requirement' && l.value === id));
+    const [allureListOk] = allureOf('LIST-OK');
+    expect(allureListOk?.status).toBe('failed');
+    expect(allureListOk?.labels).toEqual(
       expect.arrayContaining([
         { name: 'severity', value: 'critical' },
         { name: 'operation', value: 'GET /pets (listPets)' },
+        { name: 'story', value: 'LIST-OK (MUST) listing pets answers 200 with a JSON array' },
         { name: 'level', value: 'MUST' },
       ]),
     );
-    expect(allureListOk.description).toContain('`application/json`, a Pets array');
-    expect(allureListOk.steps[0]?.steps.map((s) => s.name)).toEqual([
+    expect(allureListOk?.description).toContain('`application/json`, a Pets array');
+    // Its note, then what it saw for ANY-NO-5XX, then its request and response.
+    expect(allureListOk?.steps.map((s) => s.name)).toEqual([
       'looked at GET /pets once',
+      expect.stringMatching(/^seen for ANY-NO-5XX: GET .*\/pets answered 500/),
       'request: GET /v1/pets',
       expect.stringMatching(/^response: 500 Internal Server Error · 16 bytes · \d+ ms$/),
     ]);
-    expect(allureOf('LIST-LIMIT-OVER-MAX').steps.map((s) => s.name)).toEqual([
-      'check [limit=101]',
-      'check [limit=2^31]',
+    const overMax = allureOf('LIST-LIMIT-OVER-MAX');
+    expect(overMax.map((r) => r.parameters.map((p) => `${p.name}=${p.value}`).join()).sort()).toEqual([
+      'case=limit=101',
+      'case=limit=2^31',
     ]);
-    expect(allureOf('LIST-LIMIT-OVER-MAX').links).toEqual([
-      {
-        name: 'RFC 9110 §15.5',
-        url: 'https://www.rfc-editor.org/rfc/rfc9110.html#section-15.5',
-        type: 'link',
-      },
-    ]);
-    const attachments = [...files.attachments.values()];
+    expect(overMax[0]?.links).toEqual(
+      expect.arrayContaining([
+        {
+          name: 'RFC 9110 §15.5',
+          url: 'https://www.rfc-editor.org/rfc/rfc9110.html#section-15.5',
+          type: 'link',
+        },
+      ]),
+    );
+    // Blocked: skipped, tagged, with the answer that blocked it.
+    const [blockedResult] = allureOf('SHOW-UNKNOWN-404');
+    expect(blockedResult?.status).toBe('skipped');
+    expect(blockedResult?.labels).toEqual(expect.arrayContaining([{ name: 'tag', value: 'blocked' }]));
+    const attachments = files.filter((f) => f.includes('-attachment')).map(read);
     expect(attachments.some((a) => a.includes('HTTP 500'))).toBe(true);
     expect(attachments.some((a) => a.includes('x-api-key: ***'))).toBe(true);
-    expect(attachments.join('\n')).not.toContain('harness-secret-key');
+    for (const file of files) expect(read(file), file).not.toContain('harness-secret-key');
+    rmSync(resultsDir, { recursive: true, force: true });
 
     expect(byName('LIST-LIMIT-OVER-MAX').map((t) => [t.name.replace(/^.*\[/, '['), t.state])).toEqual([
       ['[limit=101]', 'passed'],

@@ -1,9 +1,9 @@
 /**
- * What a test leaves in its task.meta for the CLI's record (cli/run/collector.ts) and reports: the
- * requirement it checks, its evidence, and what it saw of other requirements. Written by outcome.ts.
+ * What a test leaves in its task.meta for the CLI's record (cli/run/collector.ts): the requirement it
+ * checks, how it ended, and what it saw of other requirements. Written by outcome.ts. What the Allure
+ * results show of it is recorded apart, through allure-js-commons (report.ts).
  */
 import type { Level } from '../../../catalog/catalog.ts';
-import type { ExchangeRecord } from '../evidence/exchange.ts';
 import type { Finding } from '../evidence/finding.ts';
 import type { ServerErrorSeen, SlowAnswer } from '../http/client.ts';
 import type { RetriedRequest } from '../http/retry.ts';
@@ -15,13 +15,6 @@ declare module 'vitest' {
     requirementLevel?: Level;
     /** The row of a table the test checks ("limit=101"), when it checks one. */
     case?: string;
-    /**
-     * The test's last exchanges, masked (a failed test's last FAILED_EVIDENCE, a passed one's
-     * PASSED_EVIDENCE): the CLI's Allure results attach them (cli/reports/allure.ts).
-     */
-    evidence?: ExchangeRecord[];
-    /** What the test observed beside its verdict (CheckContext.note), masked: steps in the Allure results. */
-    notes?: string[];
     /** The HTTP requests the test sent (429 retries not counted). */
     exchangeCount?: number;
     /** The first 5xx answers the test received (ANY-NO-5XX fails on them, whatever the test checks). */

@@ -12,14 +12,9 @@ import {
   isConformanceError,
   isRateLimited,
 } from '../evidence/errors.ts';
-import type { ExchangeRecord } from '../evidence/exchange.ts';
 import { redact } from '../evidence/redact.ts';
 import type { Client } from '../http/client.ts';
 import { isBlocked } from './blocked.ts';
-
-/** How many of a check's last exchanges it keeps for the reports (TaskMeta.evidence): a failed check's, a passed check's. */
-export const FAILED_EVIDENCE = 10;
-export const PASSED_EVIDENCE = 2;
 
 /** Retried attempts a test keeps as evidence (the rest are counted). */
 const MAX_RETRIED_KEPT = 5;
@@ -41,23 +36,13 @@ export type Ending =
   | { readonly kind: 'failed'; readonly error: unknown };
 
 /**
- * The ending of a check that threw `thrown` (undefined: it passed), its evidence and notes written
- * into `meta`. A blocked check is never blocked by itself: what blocks the others is its own failure.
+ * The ending of a check that threw `thrown` (undefined: it passed), what blocked it or kept it from
+ * being judged written into `meta`. A blocked check is never blocked by itself: what blocks the others is its own failure.
  * `aborted`: the test was cancelled, so an exception is not the suite's own bug.
  */
-export function endingOf(
-  thrown: unknown,
-  r: Requirement,
-  api: Client,
-  meta: TaskMeta,
-  aborted: boolean,
-): Ending {
-  if (thrown === undefined) {
-    keepEvidence(meta, api.exchanges.slice(-PASSED_EVIDENCE));
-    return { kind: 'passed' };
-  }
+export function endingOf(thrown: unknown, r: Requirement, meta: TaskMeta, aborted: boolean): Ending {
+  if (thrown === undefined) return { kind: 'passed' };
   if (thrown instanceof SkipCheck) return { kind: 'skipped', reason: thrown.reason };
-  keepEvidence(meta, api.exchanges.slice(-FAILED_EVIDENCE));
   if (isRateLimited(thrown)) {
     // The deployment protecting itself is never its fault: not judged, and the run says so.
     meta.rateLimited = {
@@ -122,11 +107,6 @@ export function recordWhatItSaw(meta: TaskMeta, api: Client, noApi: boolean): vo
     meta.retried = api.retried.slice(0, MAX_RETRIED_KEPT);
     meta.retryCount = api.retried.length;
   }
-}
-
-/** A test's last exchanges, as plain masked records, for the report (TaskMeta.evidence). */
-function keepEvidence(meta: TaskMeta, exchanges: readonly ExchangeRecord[]): void {
-  if (exchanges.length > 0) meta.evidence = exchanges.map((x) => ({ ...x }));
 }
 
 /**

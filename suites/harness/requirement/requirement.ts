@@ -1,3 +1,4 @@
+import { logStep } from 'allure-js-commons';
 import { inject, type TestContext, test } from 'vitest';
 import type { Need, Requirement } from '../../../catalog/catalog.ts';
 import { selectionSkipReason } from '../../../catalog/select.ts';
@@ -14,6 +15,7 @@ import { CheckBudget } from './check-budget.ts';
 import { firstLook, PREFIX_ID, requireTheApi } from './first-look.ts';
 import './meta.ts';
 import { endingOf, recordWhatItSaw, SkipCheck } from './outcome.ts';
+import { reportEnding, reportRequirement } from './report.ts';
 
 /** What a check receives. */
 export interface CheckContext {
@@ -98,6 +100,7 @@ function define(r: Requirement, row: Row | undefined, check: Check): void {
   const meta = { requirementId: r.id, requirementLevel: r.level, ...(caseLabel ? { case: caseLabel } : {}) };
   test.concurrent(testName(r, caseLabel), { meta, timeout: 0 }, async (ctx: TestContext) => {
     const config = runConfig();
+    await reportRequirement(r, caseLabel, config, await loadContract());
     const reason = skipReason(r, config, row?.needs);
     if (reason) ctx.skip(reason);
     // The run's first look goes out as the first check starts; each check reads it when it ends.
@@ -126,8 +129,9 @@ function define(r: Requirement, row: Row | undefined, check: Check): void {
     } finally {
       budget.end();
     }
-    const ending = endingOf(thrown, r, api, ctx.task.meta, ctx.signal.aborted);
+    const ending = endingOf(thrown, r, ctx.task.meta, ctx.signal.aborted);
     recordWhatItSaw(ctx.task.meta, api, noApi);
+    await reportEnding(thrown, ending, ctx.task.meta, api);
     if (ending.kind === 'skipped') ctx.skip(ending.reason);
     if (ending.kind === 'failed') throw ending.error;
   });
@@ -154,14 +158,12 @@ async function openCheck(
     contract: await loadContract(),
     requirement: r,
     model,
-    // A check's note or reason to skip may quote an answer: masked as the server's text.
+    // A check's note or reason to skip may quote an answer: masked as the server's text. A note is
+    // a step of the check's Allure result (report.ts).
     skip: (why) => {
       throw new SkipCheck(redact(why));
     },
-    note: async (message) => {
-      ctx.task.meta.notes ??= [];
-      ctx.task.meta.notes.push(redact(message));
-    },
+    note: async (message) => logStep(redact(message)),
     newPet: (fields) => newPet(config, fields),
     freshId,
   };
