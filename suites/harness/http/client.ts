@@ -140,6 +140,16 @@ export interface RequestOptions {
    * of a path). The curl line then says --path-as-is.
    */
   readonly asWritten?: boolean;
+  /**
+   * The request target in absolute form (the whole URL, RFC 9112 §3.2.2) or, for CONNECT, in
+   * authority form (host and port, §3.2.3) rather than as a path. The curl line says --request-target.
+   */
+  readonly target?: 'absolute' | 'authority';
+  /**
+   * A 501 to this request is HTTP's own answer, not a server error: a method the server does not
+   * recognise or implement (RFC 9110 §9.1 asks for 501 then). It is not kept for ANY-NO-5XX.
+   */
+  readonly mayBeUnimplemented?: boolean;
 }
 
 /** A complete response (or one whose body was cut at the cap), with the request that got it. */
@@ -290,7 +300,7 @@ export class Client {
       return found;
     };
     try {
-      return await this.send(sent, method, path, settle);
+      return await this.send(sent, method, path, settle, options.mayBeUnimplemented === true);
     } finally {
       settle(undefined);
     }
@@ -310,6 +320,7 @@ export class Client {
     method: string,
     path: string,
     settle: (status: number | undefined, body?: Buffer, text?: string) => Finding[],
+    mayBeUnimplemented: boolean,
   ): Promise<ApiResponse> {
     const started = performance.now();
     let retries = 0;
@@ -458,7 +469,8 @@ export class Client {
           });
         }
       }
-      if (outcome.status >= 500 && this.serverErrors.length < MAX_SERVER_ERRORS_KEPT) {
+      const unimplemented = mayBeUnimplemented && outcome.status === 501;
+      if (outcome.status >= 500 && !unimplemented && this.serverErrors.length < MAX_SERVER_ERRORS_KEPT) {
         this.serverErrors.push({
           method: sent.method,
           url: shownUrl(sent),
@@ -543,6 +555,7 @@ export class Client {
       // A check composes paths under the base URL; a whole URL it was given came from an answer.
       ...(ABSOLUTE_URL.test(path) ? { urlFromAnswer: true } : {}),
       ...(options.asWritten ? { asWritten: true } : {}),
+      ...(options.target ? { target: options.target } : {}),
       ...(keyAt === undefined ? {} : { keyAt }),
     };
   }
@@ -595,6 +608,7 @@ export class Client {
       bodyTimeout: this.timeoutMs,
       maxBodyBytes: this.maxBodyBytes,
       ...(sent.asWritten ? { asWritten: true } : {}),
+      ...(sent.target ? { target: sent.target } : {}),
     });
     // Whole milliseconds: Node keeps a list of timers per duration, and a fraction made nearly every
     // request's timer a list of its own, hundreds of them at once.
