@@ -956,6 +956,25 @@ requirement.each('AUTH-WRONG-KEY-REFUSED', spelledReads, async (ctx, { queries, 
   await expectNoSpellingServed(ctx, 'wrong', queries, resource);
 });
 
+// The key's header field in two lines, each a wrong key: RFC 9110 §5.3 lets a recipient combine them
+// into one list ("a, b"), which is no key, and a guard that lets a repeated field through (a list it
+// does not read) serves the request. The key beside a wrong one is not sent: a guard that reads the
+// first line alone takes a key its sender holds.
+requirement.each(
+  'AUTH-WRONG-KEY-REFUSED',
+  [{ case: "listPets with the key's header field twice, each line a wrong key" }],
+  async ({ api, config, skip }) => {
+    if (config.apiKeyQuery)
+      skip('the key travels in a query parameter (--api-key-query), not in a header field of its own');
+    const res = await api.get('/pets', { auth: 'wrong-twice' });
+    if (![400, 401, 403].includes(res.status))
+      fail(
+        res,
+        'status 401 or 403, or 400 for a field repeated that may not be (RFC 9110 §5.3: the two lines combined are no key either)',
+      );
+  },
+);
+
 /** The near misses of the key (harness/evidence/keys.ts): what each is, and why a key may have none. */
 const nearMisses: Record<NearMiss, { what: string; none?: string }> = {
   'last-character-changed': { what: "the key's last character changed" },

@@ -116,3 +116,28 @@ describe('a method a server may not implement (RequestOptions.mayBeUnimplemented
     expect(api.serverErrors.map((e) => `${e.method} ${e.status}`)).toEqual(['MOVE 500', 'PROPFIND 501']);
   });
 });
+
+describe("the key's header field sent twice (auth: 'wrong-twice')", () => {
+  let server: HandMadeServer;
+  const seen: string[][] = [];
+  beforeAll(async () => {
+    server = await httpServer((req, res) => {
+      seen.push(req.rawHeaders);
+      req.resume();
+      res.end();
+    });
+  });
+  afterAll(() => server.close());
+
+  test('goes out as two lines of the field, each a wrong key, and its curl line sends two as well', async () => {
+    const api = new Client(testConfig(server.url, { apiKey: 'the-configured-key-0123' }));
+    const res = await api.get('/pets', { auth: 'wrong-twice' });
+    const lines = seen[0]!.flatMap((value, i) =>
+      i % 2 === 0 && value.toLowerCase() === 'x-api-key' ? [seen[0]![i + 1]!] : [],
+    );
+    expect(lines).toHaveLength(2);
+    expect(new Set(lines).size).toBe(2);
+    expect(lines.some((line) => line.includes('the-configured-key'))).toBe(false);
+    expect(res.reproduce.match(/-H '(x-api-key|X-API-KEY): /g)).toHaveLength(2);
+  });
+});

@@ -30,7 +30,7 @@ export interface Variant {
    * body, so that a fault planted in GET answers is in HEAD answers too.
    */
   server:
-    | { wrap?: Wrap; apiKey?: string; apiKeyHeader?: string; apiKeyQuery?: string }
+    | { wrap?: Wrap; apiKey?: string; apiKeyHeader?: string; apiKeyQuery?: string; maxHeaderSize?: number }
     | { hostile: HostileServer };
   /** Extra command-line options of the run (always run with --strict). */
   args?: string[];

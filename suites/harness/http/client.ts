@@ -124,9 +124,10 @@ export interface RequestOptions {
   readonly body?: string | Uint8Array;
   /**
    * The API key: as configured (default), left out, replaced by a wrong one unlike it, or by a near
-   * miss of it (keys.ts; one the configured key has: a check asks nearMissKey() first).
+   * miss of it (keys.ts; one the configured key has: a check asks nearMissKey() first). `wrong-twice`:
+   * the key's header field sent in two lines, each a wrong key (a key in a query parameter: once).
    */
-  readonly auth?: 'config' | 'none' | 'wrong' | { readonly nearMiss: NearMiss };
+  readonly auth?: 'config' | 'none' | 'wrong' | 'wrong-twice' | { readonly nearMiss: NearMiss };
   /** A POSIX sh command that prints the body, for curl lines of bodies too long to paste. */
   readonly bodyCommand?: string;
   /**
@@ -205,6 +206,8 @@ const ABSOLUTE_URL = /^https?:\/\//;
 
 /** The key sent where a check asks for a wrong one: one per worker, unlike any real key. */
 const WRONG_KEY = `wrong-${randomBytes(8).toString('hex')}`;
+/** The wrong key of the second line where a check sends the key's field twice. */
+const OTHER_WRONG_KEY = `wrong-${randomBytes(8).toString('hex')}`;
 
 class Timeout {
   constructor(readonly ms: number) {}
@@ -254,6 +257,7 @@ export class Client {
     for (const secret of keySecrets(config.apiKey)) registerSecret(secret);
     // the wrong key (no secret, but shown nowhere, whatever the server does with it),
     registerSecret(WRONG_KEY);
+    registerSecret(OTHER_WRONG_KEY);
     // and the proxy's password.
     for (const secret of proxySecrets(config.network)) registerSecret(secret);
     this.timeoutMs = options.timeoutMs ?? config.timeoutMs;
@@ -532,7 +536,7 @@ export class Client {
     if (key !== undefined) {
       // A wrong key is no secret: a curl line sends it as it is.
       const word =
-        auth === 'wrong'
+        auth === 'wrong' || auth === 'wrong-twice'
           ? shellQuote(key)
           : keyShellWord(typeof auth === 'object' ? auth.nearMiss : undefined, this.config.apiKey ?? '');
       if (this.config.apiKeyQuery) {
@@ -545,6 +549,9 @@ export class Client {
         headers[this.config.apiKeyHeader.toLowerCase()] = key;
         keyAt = { header: this.config.apiKeyHeader.toLowerCase(), prefix: '', word };
       }
+      // The same field again, its name in upper case: a record's two names go out as two lines.
+      if (auth === 'wrong-twice' && 'header' in keyAt)
+        headers[keyAt.header.toUpperCase()] = `${keyAt.prefix}${OTHER_WRONG_KEY}`;
     }
     return {
       method,
@@ -562,7 +569,7 @@ export class Client {
 
   /** The key a request carries, by its `auth` option; undefined for none. */
   private keyFor(auth: NonNullable<RequestOptions['auth']>): string | undefined {
-    if (auth === 'wrong') return WRONG_KEY;
+    if (auth === 'wrong' || auth === 'wrong-twice') return WRONG_KEY;
     if (auth === 'config') return this.config.apiKey;
     if (auth === 'none') return undefined;
     const key = nearMissKey(this.config.apiKey ?? '', auth.nearMiss);
