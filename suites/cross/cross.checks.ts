@@ -149,8 +149,9 @@ const negotiatedOperations: {
     status: 'status 200',
     answered: (status) => status === 200,
     owner: 'SHOW-OK',
+    // A pet shown with 200 (created and found, or listed): its show without an Accept is documented.
     prepare: async (ctx) => {
-      const id = await aPetThatExists(ctx);
+      const { id } = await aPetToShow(ctx);
       return (accept) => ctx.api.get(petPath(id), accept ? { headers: { accept } } : {});
     },
   },
@@ -196,15 +197,23 @@ requirement.each('ANY-ACCEPT-JSON', negotiatedOperations, async (ctx, row) => {
 });
 
 // RFC 9110 §12.5.1: an Accept that excludes every type the server has may be honoured (406) or
-// disregarded (the JSON answer). Either conforms; anything else is observed (MAY).
+// disregarded (the answer without an Accept). Either conforms; anything else is observed (MAY). An
+// answer the same as without an Accept disregarded it: what that answer is, is LIST-OK's and
+// ANY-JSON-CONTENT-TYPE's to judge.
 requirement('ANY-ACCEPT-NOT-JSON', async ({ api }) => {
   const res = await api.get('/pets', { headers: { accept: 'text/html' } });
   if (res.status === 406) return;
   if (res.status === 200 && isApplicationJson(res.headers['content-type'])) return;
+  const plain = await api.get('/pets');
+  const needed = 'status 200 in JSON to GET /pets without an Accept, which this check compares with';
+  if (res.status === plain.status && res.headers['content-type'] === plain.headers['content-type']) {
+    if (plain.status !== 200) blocked(['LIST-OK'], plain, needed);
+    blocked(['ANY-JSON-CONTENT-TYPE'], plain, needed);
+  }
   fail(
     res,
     'status 406 (the Accept honoured) or the JSON answer GET /pets gets without an Accept (the Accept disregarded), RFC 9110 §12.5.1',
-    `${withType(res)} to Accept: text/html`,
+    `${withType(res)} to Accept: text/html; without an Accept: ${withType(plain)}`,
   );
 });
 
@@ -493,8 +502,9 @@ const otherMethods: { case: string; send: (ctx: CheckContext) => Promise<ApiResp
     ],
   },
   {
-    case: 'BREW /pets, a method no registry has',
-    send: async ({ api }) => [await api.request('BREW', '/pets', unimplemented)],
+    // A cache's method (Varnish, Squid), in no registry: a 2xx means something in front takes it.
+    case: "PURGE /pets, a cache's method no registry lists",
+    send: async ({ api }) => [await api.request('PURGE', '/pets', unimplemented)],
   },
   {
     case: "WebDAV's PROPFIND and MOVE on a pet this check created",

@@ -55,7 +55,7 @@ describe('without a key', () => {
     expect(res.headers['content-type']).toBe('application/json');
   });
 
-  test.each(['TRACE', 'PROPFIND', 'MOVE'])(
+  test.each(['TRACE', 'PROPFIND', 'MOVE', 'PURGE'])(
     '%s /v1/pets is 405 with Allow, nothing of the request echoed',
     async (method) => {
       const res = await call(ref.base, method, '/pets', { headers: { 'x-echo-me': 'secret-ish' } });

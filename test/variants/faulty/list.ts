@@ -148,7 +148,7 @@ export const listVariants: Variant[] = [
     name: 'limit-number-coerced',
     kind: 'faulty',
     does: "reads limit with Number(): 0x10, ' 5', +2 and 1e1 are taken as integers",
-    breaks: ['LIST-LIMIT-NOT-INTEGER'],
+    breaks: ['LIST-LIMIT-NOT-INTEGER', 'LIST-LIMIT-PADDED-REFUSED'],
     server: {
       wrap: changeLimit((limit) => {
         if (limit === null || /^-?\d+$/.test(limit) || limit.trim() === '') return limit;
