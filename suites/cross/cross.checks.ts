@@ -186,7 +186,8 @@ requirement.each('ANY-ACCEPT-JSON', negotiatedOperations, async (ctx, row) => {
   const [first, ...others] = wrong;
   if (first === undefined) return;
   const plain = await send(undefined);
-  const needed = `${row.status} in JSON to ${plain.request.method} without an Accept, which this check compares with`;
+  const asked = `${plain.request.method} ${new URL(plain.request.url).pathname}`;
+  const needed = `${row.status} in JSON to ${asked} without an Accept, which this check compares with`;
   if (!row.answered(plain.status)) blocked([row.owner], plain, needed);
   if (!documented(plain)) blocked(['ANY-JSON-CONTENT-TYPE'], plain, needed);
   fail(

@@ -464,7 +464,9 @@ const readerVariants: Variant[] = [
     breaks: ['CREATE-MALFORMED-JSON'],
     server: {
       wrap: readsAs((text) =>
-        text.replace(/,(\s*)(?=[,\]])/g, ',$1null').replace(/:(\s*)(?=[,}])/g, ':$1null'),
+        outsideStrings(text, (code) =>
+          code.replace(/,(\s*)(?=,)/g, ',$1null').replace(/:(\s*)(?=[,}])/g, ':$1null'),
+        ),
       ),
     },
   },
