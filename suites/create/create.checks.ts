@@ -603,9 +603,15 @@ requirement.each(
         const res = shown[i]!;
         const spelled = { id, tag, name: kind.name };
         const expected = `status 200 and ${describeSpelled(spelled)}: the body with ${kind.case} was answered ${created.status}`;
-        // Lost while other creates were in flight: CREATE-CONCURRENT's to judge (the model names it).
-        if (res.status === 404 && ctx.model.attemptsOf(id.toString()).some((a) => a.overlapped))
-          blocked(['CREATE-CONCURRENT'], res, expected);
+        // Not found: lost, which is CREATE-CONCURRENT's when creates in flight together are lost (these
+        // went out beside others, and the model cannot follow every one of them: a byte order mark).
+        if (res.status === 404)
+          suspected(
+            ['CREATE-CONCURRENT'],
+            res,
+            expected,
+            `pet ${id}, taken, is not found: a store that loses pets, unless it loses only those created beside others`,
+          );
         const received = misread(res, spelled);
         if (received !== undefined) fail(res, expected, received);
       }),

@@ -263,6 +263,7 @@ export const createVariants: Variant[] = [
     blocks: [
       'ANY-PET-SCHEMA',
       'ANY-JSON-CONTENT-TYPE',
+      'ANY-ACCEPT-JSON',
       'ANY-NO-5XX',
       'ANY-METHOD-UNDEFINED',
       'ANY-METHOD-405',
@@ -303,6 +304,7 @@ export const createVariants: Variant[] = [
     blocks: [
       'ANY-PET-SCHEMA',
       'ANY-JSON-CONTENT-TYPE',
+      'ANY-ACCEPT-JSON',
       'ANY-NO-5XX',
       'ANY-METHOD-UNDEFINED',
       'ANY-METHOD-405',

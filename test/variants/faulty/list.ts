@@ -48,6 +48,7 @@ export const listVariants: Variant[] = [
       'LIST-LIMIT-FILLS',
       'LIST-LIMIT-DEFAULT',
       'LIST-LIMIT-BELOW-ONE',
+      'LIST-LIMIT-PAGE-MAX',
     ],
     server: {
       wrap: rewriteJson(
