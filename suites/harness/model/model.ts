@@ -17,11 +17,12 @@ import { pathAndQuery, splitUrl } from '../evidence/url.ts';
  * - a pet the run created (answered 2xx before the read was sent) comes back with every field it was
  *   sent with, equal: strings code point for code point, the id digit for digit; a field that was not
  *   sent may be absent or hold any valid value (the document leaves that open); properties the Pet
- *   schema does not declare are not compared (the document does not say they are kept);
+ *   schema does not declare are not compared (the document does not say they are kept), nor is a
+ *   string JSON leaves to the reader (readersAgreeOn);
  * - where the same id was sent more than once (a duplicate, whose outcome is CREATE-DUPLICATE-ID's to
  *   judge), the pet may equal any of the bodies sent with that id before the read was answered;
- * - an id whose pet the server may have made something else of (a 2xx to an invalid body, to a PUT,
- *   PATCH or DELETE) is not judged any more;
+ * - an id whose pet the server may have made something else of (a 2xx to an invalid body, or to any
+ *   method that is not safe: a PUT, PATCH, DELETE, WebDAV's MOVE) is not judged any more;
  * - read-only, a pet shown by GET /pets/{id} agrees with what an earlier answer showed of it (pets
  *   cannot change: the contract has no operation that changes one).
  *

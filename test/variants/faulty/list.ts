@@ -135,7 +135,7 @@ export const listVariants: Variant[] = [
     name: 'non-integer-limit-500',
     kind: 'faulty',
     does: 'answers 500 to a limit that is not an integer',
-    breaks: ['LIST-LIMIT-NOT-INTEGER', 'ANY-NO-5XX'],
+    breaks: ['LIST-LIMIT-NOT-INTEGER', 'LIST-LIMIT-PADDED-REFUSED', 'ANY-NO-5XX'],
     server: {
       wrap: intercept((req, res) => {
         const limit = queryLimit(req.url);
