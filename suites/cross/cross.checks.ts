@@ -807,7 +807,8 @@ async function expectNoPetLeft(ctx: CheckContext, refused: ApiResponse): Promise
     ctx.api.get('/pets', { query: { limit: 100 } }),
   ]);
   const left = `the create refused with ${refused.status} stored pet ${id} all the same`;
-  if (isSuccess(shown.status))
+  // Served: a 2xx that is the pet (any other 2xx to an unknown id is SHOW-UNKNOWN-NOT-2XX's).
+  if (isSuccess(shown.status) && showsPet(shown, id))
     fail(
       shown,
       `no pet ${id}: its create was refused with ${refused.status}, and a refused request has no effect, so GET /pets/${id} with the key answers 404`,
@@ -819,6 +820,15 @@ async function expectNoPetLeft(ctx: CheckContext, refused: ApiResponse): Promise
       `a list without pet ${id}: its create was refused with ${refused.status}, and a refused request has no effect`,
       `${describeResponse(listed)}, pet ${id} among them: ${left}`,
     );
+}
+
+/** Whether a show answer is the pet whose id is `id`, digit for digit. */
+function showsPet(res: ApiResponse, id: string): boolean {
+  try {
+    return isPetWithId(parseExact(res.text), id);
+  } catch {
+    return false;
+  }
 }
 
 /** Whether a list answer holds a pet whose id is `id`, digit for digit. */
