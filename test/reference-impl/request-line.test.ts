@@ -117,3 +117,13 @@ describe('without a key', () => {
     expect((await createPet(ref.base, deep)).status).toBe(400);
   });
 });
+
+describe('with maxHeaderSize of 256 KiB', () => {
+  const ref = serverForBlock({ maxHeaderSize: 256 * 1024 });
+
+  test('a target of 64 KiB is served, which the default of 16 KiB answers 431', async () => {
+    const res = await call(ref.base, 'GET', `/pets?x=${'a'.repeat(64 * 1024)}`);
+    expect(res.status).toBe(200);
+    expect(res.text).toBe('[]');
+  });
+});
