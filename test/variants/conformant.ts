@@ -3,7 +3,7 @@
  * must pass them in --strict mode. Beside them, servers that are correct by default but lenient where
  * a SHOULD asks otherwise (correctByDefaultVariants): each fails that SHOULD alone, so under --strict,
  * as the variants are run, it is declared faulty with that one requirement, and without --strict it is
- * conformant (a SHOULD does not gate).
+ * conformant (a SHOULD does not gate), which correct-by-default.test.ts runs.
  */
 import type { IncomingMessage } from 'node:http';
 import { MAX_BODY_BYTES } from '../../reference-impl/index.ts';
