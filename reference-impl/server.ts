@@ -37,6 +37,11 @@ export interface StartOptions extends ReferenceOptions {
    * at once, unanswered.
    */
   maxConnections?: number;
+  /**
+   * The most bytes of request line and headers read; default node:http's 16 KiB. A request over it
+   * is answered 431, then its connection is closed.
+   */
+  maxHeaderSize?: number;
 }
 
 export interface RunningServer {
@@ -66,6 +71,7 @@ export async function startReferenceServer(options: StartOptions = {}): Promise<
     // how often the two timeouts above are checked (node's default is 30 s)
     connectionsCheckingInterval: Math.min(1_000, Math.max(10, requestTimeout / 4)),
     requireHostHeader: false, // refusedAtTheEdge answers it, with a body
+    ...(options.maxHeaderSize === undefined ? {} : { maxHeaderSize: options.maxHeaderSize }),
   });
   const overCap = capConnections(server, options.maxConnections ?? DEFAULT_MAX_CONNECTIONS);
   const closer = new GracefulClose(server);

@@ -70,8 +70,12 @@ export async function createReferenceHandler(options: ReferenceOptions = {}): Pr
     const method = req.method === 'HEAD' ? 'GET' : req.method;
 
     // AUTH-MISSING-KEY-REFUSED, AUTH-WRONG-KEY-REFUSED, AUTH-KEY-ACCEPTED: with a key configured,
-    // every request must carry it, whatever its path (nothing is told about what exists).
+    // every request must carry it, whatever its path, its query or the form of its target (nothing is
+    // told about what exists), and before anything is done: a create refused leaves no pet.
     if (authorized && !authorized(req, query)) return sendProblem(res, 401);
+
+    // ANY-ACCEPT-JSON, ANY-ACCEPT-NOT-JSON: Accept is not read. JSON is the one type served, which
+    // every Accept a client sends admits, and RFC 9110 §12.5.1 lets a server disregard one that does not.
 
     // VERSION-V1-PREFIX: everything is served under /v1.
     if (path === '/v1/pets') {
@@ -80,7 +84,8 @@ export async function createReferenceHandler(options: ReferenceOptions = {}): Pr
           return listPets(res, query);
         case 'POST':
           return createPets(req, res);
-        // ANY-METHOD-405: OPTIONS and every other method.
+        // ANY-METHOD-405, ANY-METHOD-UNDEFINED: OPTIONS and every other method, TRACE (never echoed)
+        // and WebDAV's among them; a method node:http does not know is refused by its parser (400).
         default:
           return notAllowed(res, 'GET, HEAD, POST');
       }
@@ -103,8 +108,9 @@ export async function createReferenceHandler(options: ReferenceOptions = {}): Pr
     // A repeated limit counts by its first value, as URLSearchParams reads it.
     const text = new URLSearchParams(query).get('limit');
     if (text === null) return sendJson(res, 200, store.list(validators.defaultLimit));
-    // LIST-LIMIT-NOT-INTEGER: abc, 1.5, 1e2, an empty value, spaces: text that is not digits alone,
-    // which is to say whose first run of digits is not the whole of it.
+    // LIST-LIMIT-NOT-INTEGER, LIST-LIMIT-PADDED-REFUSED: abc, 1.5, 1e2, an empty value, spaces
+    // around digits: text that is not digits alone, which is to say whose first run of digits is not
+    // the whole of it.
     if (DIGITS.exec(text)?.[0] !== text)
       // Stryker disable next-line StringLiteral: the wording of an error: the service document shows no error body
       return sendProblem(res, 400, 'limit must be an integer in decimal digits');
@@ -114,8 +120,8 @@ export async function createReferenceHandler(options: ReferenceOptions = {}): Pr
     // LIST-LIMIT-OVER-MAX: 101, 2^31, 2^63 and longer digit strings are above the maximum.
     const problem = validators.limit(limit);
     if (problem) return sendProblem(res, 400, problem);
-    // LIST-LIMIT-BELOW-ONE: no minimum is declared, so 0 and negative limits are valid and, asking
-    // for at most that many pets, get an empty list.
+    // LIST-LIMIT-BELOW-ONE, LIST-LIMIT-PAGE-MAX: no minimum is declared, so 0 and negative limits
+    // are valid and, asking for at most that many pets, get an empty list (never a slice from the end).
     return sendJson(res, 200, store.list(limit));
   };
 
@@ -126,7 +132,9 @@ export async function createReferenceHandler(options: ReferenceOptions = {}): Pr
     // CREATE-BODY-TOO-LARGE: readBody answers 413 itself beyond MAX_BODY_BYTES (8 KiB), and then
     // never resolves: the request has its answer.
     const body = await readBody(req, res);
-    // CREATE-MALFORMED-JSON: not UTF-8, empty, too deep, not JSON.
+    // CREATE-MALFORMED-JSON, CREATE-JSON-EXTENSION-REFUSED: not UTF-8, empty, too deep, not JSON, an
+    // extension of JSON. Of what JSON leaves to the reader (CREATE-PERSISTED's i_ bodies): a byte order
+    // mark before the text is ignored, lone surrogates and numbers beyond a double are kept as sent.
     let read: ReadJson;
     try {
       read = readJson(body);
@@ -135,7 +143,9 @@ export async function createReferenceHandler(options: ReferenceOptions = {}): Pr
       return sendProblem(res, 400, `the body is not JSON: ${(error as Error).message}`);
     }
     // CREATE-MISSING-REQUIRED, CREATE-WRONG-TYPE, CREATE-STATUS-OUTSIDE-ENUM, CREATE-NOT-AN-OBJECT,
-    // CREATE-INVALID-GENERATED: the Pet schema. Extra properties are allowed by it, and kept.
+    // CREATE-INVALID-GENERATED: the Pet schema. Extra properties are allowed by it, and kept. Names
+    // and enum values are compared code point for code point: "Name", "sold " and "ｓｏｌｄ" are
+    // neither name nor sold, and a member named like a field never changes that field.
     const problem = validators.pet(read.view);
     if (problem) return sendProblem(res, 400, problem);
     const pet = read.value as Pet;

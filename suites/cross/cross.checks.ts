@@ -4,6 +4,7 @@ import {
   aPetToShow,
   blocked,
   type CheckContext,
+  ConformanceError,
   contract,
   createAndFind,
   createPet,
@@ -16,19 +17,24 @@ import {
   expectStatusNot,
   fail,
   inParallel,
+  isApplicationJson,
   isJsonMediaType,
   isSuccess,
+  LIST_QUERIES,
   MIN_HALF_LENGTH,
   NEAR_MISSES,
   type NearMiss,
   nearMissKey,
+  parseExact,
   petPath,
+  QUERIES,
+  type QueryForm,
   type RequestOptions,
   readJson,
   requirement,
   type Spelling,
-  spellingsOf,
   stringifyExact,
+  targetsOf,
 } from '../harness/index.ts';
 
 // ---------------------------------------------------------------- any operation
@@ -98,6 +104,119 @@ requirement.each(
     expectApplicationJson(res);
   },
 );
+
+// ---------------------------------------------------------------- content negotiation
+
+/** The Accept headers real clients send, each of which admits application/json (RFC 9110 §12.5.1). */
+const ACCEPTS = [
+  { who: 'curl', accept: '*/*' },
+  { who: 'a client of any application type', accept: 'application/*' },
+  { who: 'axios', accept: 'application/json, text/plain, */*' },
+  { who: 'a client that prefers HTML and takes JSON', accept: 'text/html, application/json;q=0.5' },
+  {
+    who: "a browser's navigation",
+    accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8',
+  },
+];
+
+/** Sends an operation's request, with the Accept header given or without one. */
+type Negotiated = (accept: string | undefined) => Promise<ApiResponse>;
+
+/**
+ * Each operation, and what its documented answer is: the status, and the requirement that judges
+ * that status where no Accept is sent. A create sends a fresh pet each time.
+ */
+const negotiatedOperations: {
+  case: string;
+  needs?: ['write'];
+  status: string;
+  answered: (status: number) => boolean;
+  owner: string;
+  prepare: (ctx: CheckContext) => Promise<Negotiated>;
+}[] = [
+  {
+    case: 'listPets with the Accept headers clients send',
+    status: 'status 200',
+    answered: (status) => status === 200,
+    owner: 'LIST-OK',
+    prepare:
+      async ({ api }) =>
+      (accept) =>
+        api.get('/pets', accept ? { headers: { accept } } : {}),
+  },
+  {
+    case: 'showPetById with the Accept headers clients send',
+    status: 'status 200',
+    answered: (status) => status === 200,
+    owner: 'SHOW-OK',
+    // A pet shown with 200 (created and found, or listed): its show without an Accept is documented.
+    prepare: async (ctx) => {
+      const { id } = await aPetToShow(ctx);
+      return (accept) => ctx.api.get(petPath(id), accept ? { headers: { accept } } : {});
+    },
+  },
+  {
+    case: 'createPets with the Accept headers clients send',
+    needs: ['write'],
+    status: 'a 2xx status',
+    answered: isSuccess,
+    owner: 'CREATE-OK',
+    prepare:
+      async ({ api, newPet }) =>
+      (accept) =>
+        api.post('/pets', { json: newPet(), ...(accept ? { headers: { accept } } : {}) }),
+  },
+];
+
+/** "200 labelled text/html, …": what an answer was, its Content-Type named. */
+function withType(res: ApiResponse): string {
+  const type = res.headers['content-type'];
+  return `${describeResponse(res)}${res.body.length > 0 ? `; Content-Type: ${type ?? '(none)'}` : ''}`;
+}
+
+// Every Accept a client sends admits JSON, and JSON is what the service answers in: each is answered
+// as the request without an Accept is. One answered otherwise is this requirement's only when the
+// request without an Accept is answered as documented (the operation's own requirement judges that).
+requirement.each('ANY-ACCEPT-JSON', negotiatedOperations, async (ctx, row) => {
+  const send = await row.prepare(ctx);
+  const answers = await inParallel(ACCEPTS, ACCEPTS.length, ({ accept }) => send(accept));
+  const documented = (res: ApiResponse) =>
+    row.answered(res.status) && (res.body.length === 0 || isApplicationJson(res.headers['content-type']));
+  const wrong = answers.flatMap((res, i) => (documented(res) ? [] : [{ res, ...ACCEPTS[i]! }]));
+  const [first, ...others] = wrong;
+  if (first === undefined) return;
+  const plain = await send(undefined);
+  const asked = `${plain.request.method} ${new URL(plain.request.url).pathname}`;
+  const needed = `${row.status} in JSON to ${asked} without an Accept, which this check compares with`;
+  if (!row.answered(plain.status)) blocked([row.owner], plain, needed);
+  if (!documented(plain)) blocked(['ANY-JSON-CONTENT-TYPE'], plain, needed);
+  fail(
+    first.res,
+    `${row.status} and a body labelled application/json, as without an Accept, to each Accept that admits application/json (RFC 9110 §12.5.1: a 406 is for a request none of whose acceptable types the server has)`,
+    `${withType(first.res)} to Accept: ${first.accept} (${first.who})${others.length > 0 ? `; also ${others.map((o) => `${o.res.status} to Accept: ${o.accept}`).join('; ')}` : ''}; without an Accept: ${withType(plain)}`,
+  );
+});
+
+// RFC 9110 §12.5.1: an Accept that excludes every type the server has may be honoured (406) or
+// disregarded (the answer without an Accept). Either conforms; anything else is observed (MAY). An
+// answer the same as without an Accept disregarded it: what that answer is, is LIST-OK's and
+// ANY-JSON-CONTENT-TYPE's to judge.
+requirement('ANY-ACCEPT-NOT-JSON', async ({ api }) => {
+  const res = await api.get('/pets', { headers: { accept: 'text/html' } });
+  if (res.status === 406) return;
+  if (res.status === 200 && isApplicationJson(res.headers['content-type'])) return;
+  const plain = await api.get('/pets');
+  const needed = 'status 200 in JSON to GET /pets without an Accept, which this check compares with';
+  if (res.status === plain.status && res.headers['content-type'] === plain.headers['content-type']) {
+    if (plain.status !== 200) blocked(['LIST-OK'], plain, needed);
+    blocked(['ANY-JSON-CONTENT-TYPE'], plain, needed);
+  }
+  fail(
+    res,
+    'status 406 (the Accept honoured) or the JSON answer GET /pets gets without an Accept (the Accept disregarded), RFC 9110 §12.5.1',
+    `${withType(res)} to Accept: text/html; without an Accept: ${withType(plain)}`,
+  );
+});
 
 const errorRequests: {
   case: string;
@@ -271,6 +390,54 @@ requirement.each(
   },
 );
 
+const KIB = 1024;
+
+/**
+ * Requests of the sizes a client may send, which servers commonly refuse (nginx past 8 KiB, node:http
+ * past 16 KiB of request line and headers): each a list read, its target or a header field made long.
+ */
+const largeRequests = [
+  { what: 'a request target of 16 KiB', query: 16 * KIB },
+  { what: 'a request target of 64 KiB', query: 64 * KIB },
+  { what: 'a header field of 16 KiB', header: 16 * KIB },
+];
+
+/**
+ * A curl line whose long run of the letter a (single-quoted, as toCurl writes it) is made by the
+ * shell instead: the line stays short, and sends the same bytes.
+ */
+function withLettersMadeBySh(reproduce: string): string {
+  return reproduce.replace(/a{1024,}/, (run) => `'"$(head -c ${run.length} /dev/zero | tr '\\0' a)"'`);
+}
+
+// A server may refuse a request larger than it reads (414, 431, 400: RFC 9110 §15.5.15, RFC 9112 §3)
+// or answer it, but not fail on it: a 5xx fails this; a connection dropped without an answer is
+// ANY-HTTP-MESSAGE's (harness/http/client.ts), and blocks this check.
+requirement.each(
+  'ANY-NO-5XX',
+  [{ case: 'requests of the sizes a client may send: a target of 16 and 64 KiB, a header of 16 KiB' }],
+  async ({ api, config }) => {
+    // The request target is the path and the query: its length less that of the path before ?x=.
+    const before = `${new URL(config.baseUrl).pathname.replace(/\/+$/, '')}/pets?x=`.length;
+    const sent = await inParallel(largeRequests, largeRequests.length, ({ query, header }) =>
+      query
+        ? api.get('/pets', { query: { x: 'a'.repeat(query - before) } })
+        : api.get('/pets', { headers: { 'x-padding': 'a'.repeat(header!) } }),
+    );
+    const failed = sent.findIndex((res) => res.status >= 500);
+    if (failed < 0) return;
+    const res = sent[failed]!;
+    const { what } = largeRequests[failed]!;
+    const others = sent.filter((r, i) => i !== failed && r.status >= 500).length;
+    throw new ConformanceError({
+      expected: `a 4xx (414, 431 or 400) or the list, not a 5xx, to GET /pets with ${what}`,
+      received: `${describeResponse(res)} to GET /pets with ${what}${others > 0 ? `; ${others} more of the ${sent.length} sizes answered 5xx` : ''}`,
+      reproduce: withLettersMadeBySh(res.reproduce),
+      exchanges: [res.exchange],
+    });
+  },
+);
+
 // Every answer of the run is held to this (harness/http/client.ts): one that is not a complete HTTP
 // message fails it, whichever check received it, and that check is blocked by it. Its own check
 // reads each operation's plainest answers.
@@ -321,6 +488,65 @@ requirement.each('ANY-METHOD-UNDEFINED', undefinedMethods, async (ctx, { method 
   const res = await undefinedMethod(ctx, method);
   if (res.status >= 200 && res.status <= 299)
     fail(res, `a status other than 2xx (${method} is not an operation of the contract)`);
+});
+
+/** A method beyond the three, which a server may not implement: a 501 is HTTP's answer then (RFC 9110 §9.1). */
+const unimplemented = { mayBeUnimplemented: true } as const;
+
+/** Methods beyond PUT, PATCH and DELETE, each sent where a server that takes it would do harm. */
+const otherMethods: { case: string; send: (ctx: CheckContext) => Promise<ApiResponse[]> }[] = [
+  // Sent with the key, as every request of the run: a guard refuses one without it before any echo.
+  { case: 'TRACE /pets', send: async ({ api }) => [await api.request('TRACE', '/pets', unimplemented)] },
+  {
+    // A proxy's client asks for a tunnel to a host and port; a server that opens one is an open proxy.
+    case: 'CONNECT to the host and port of the base URL (an authority-form target)',
+    send: async ({ api }) => [
+      await api.request('CONNECT', '/pets', { ...unimplemented, target: 'authority' }),
+    ],
+  },
+  {
+    // A cache's method (Varnish, Squid), in no registry: a 2xx means something in front takes it.
+    case: "PURGE /pets, a cache's method no registry lists",
+    send: async ({ api }) => [await api.request('PURGE', '/pets', unimplemented)],
+  },
+  {
+    case: "WebDAV's PROPFIND and MOVE on a pet this check created",
+    send: async (ctx) => {
+      const pet = ctx.newPet();
+      await createPet(ctx.api, pet);
+      const destination = `${ctx.config.baseUrl.replace(/\/+$/, '')}${petPath(ctx.freshId())}`;
+      return Promise.all([
+        ctx.api.request('PROPFIND', petPath(pet.id), { ...unimplemented, headers: { depth: '0' } }),
+        ctx.api.request('MOVE', petPath(pet.id), { ...unimplemented, headers: { destination } }),
+      ]);
+    },
+  },
+];
+
+/** Whether an answer reflects the request it answers, as TRACE may (RFC 9110 §9.3.8): message/http, or its request line. */
+function echoesRequest(res: ApiResponse): boolean {
+  const type = (res.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  return type === 'message/http' || /^TRACE \S+ HTTP\/\d/m.test(res.text);
+}
+
+requirement.each('ANY-METHOD-UNDEFINED', otherMethods, async (ctx, { send }) => {
+  for (const res of await send(ctx)) {
+    if (!isSuccess(res.status)) continue;
+    const { method } = res.request;
+    if (method === 'TRACE' && echoesRequest(res)) {
+      // The key is masked wherever the answer is shown (evidence/redact.ts); here it is only named.
+      const key = ctx.config.apiKey && res.text.includes(ctx.config.apiKey) ? ', the API key among them' : '';
+      fail(
+        res,
+        'a status other than 2xx: TRACE is not an operation of the contract, and a TRACE reflected exposes the fields of the request to whatever can send one (cross-site tracing)',
+        `${describeResponse(res)}: the request echoed back, its header fields${key} (masked here)`,
+      );
+    }
+    fail(
+      res,
+      `a status other than 2xx (${method} is not an operation of the contract): 405, 501 or another refusal`,
+    );
+  }
 });
 
 /** The methods an Allow header lists, in upper case (none without the header). */
@@ -529,26 +755,92 @@ requirement.each(
 
 // ---------------------------------------------------------------- authentication
 
-/** One request per operation of the pets service; the create row is a write, skipped under --read-only. */
-const operations = [
+/**
+ * One request per operation of the pets service; the create row is a write, skipped under
+ * --read-only. `refused` judges what a refused request left behind (a create's pet).
+ */
+const operations: {
+  case: string;
+  needs?: ['write'];
+  send: (ctx: CheckContext, auth: RequestOptions['auth']) => Promise<ApiResponse>;
+  refused?: (ctx: CheckContext, res: ApiResponse) => Promise<void>;
+}[] = [
   {
     case: 'listPets',
-    send: (ctx: CheckContext, auth: RequestOptions['auth']) => ctx.api.get('/pets', { auth }),
+    send: (ctx, auth) => ctx.api.get('/pets', { auth }),
   },
   {
     case: 'showPetById',
-    send: (ctx: CheckContext, auth: RequestOptions['auth']) => ctx.api.get(petPath(ctx.freshId()), { auth }),
+    send: (ctx, auth) => ctx.api.get(petPath(ctx.freshId()), { auth }),
   },
   {
     case: 'createPets',
-    needs: ['write' as const],
-    send: (ctx: CheckContext, auth: RequestOptions['auth']) =>
-      ctx.api.post('/pets', { json: ctx.newPet(), auth }),
+    needs: ['write'],
+    send: (ctx, auth) => ctx.api.post('/pets', { json: ctx.newPet(), auth }),
+    refused: expectNoPetLeft,
   },
 ];
 
 function expectRefused(res: ApiResponse, without: string): void {
   if (res.status !== 401 && res.status !== 403) fail(res, `status 401 or 403 (a request ${without})`);
+}
+
+/** The id of the pet a create sent, digit for digit. */
+function idSent(res: ApiResponse): string {
+  const body = parseExact(Buffer.from(res.request.body ?? []).toString('utf8')) as { id?: unknown };
+  return String(exactInteger(body.id));
+}
+
+/**
+ * A create refused for its key has no effect: its pet is then not shown with the key (404), nor
+ * listed. A guard that runs after the handler answers 401 and stores the pet all the same. Without
+ * --api-key there is no key to look with: noted, not judged.
+ */
+async function expectNoPetLeft(ctx: CheckContext, refused: ApiResponse): Promise<void> {
+  const id = idSent(refused);
+  if (!ctx.config.apiKey) {
+    await ctx.note(
+      `no --api-key: whether the create refused with ${refused.status} left pet ${id} is not looked for`,
+    );
+    return;
+  }
+  const [shown, listed] = await Promise.all([
+    ctx.api.get(petPath(id)),
+    ctx.api.get('/pets', { query: { limit: 100 } }),
+  ]);
+  const left = `the create refused with ${refused.status} stored pet ${id} all the same`;
+  // Served: a 2xx that is the pet (any other 2xx to an unknown id is SHOW-UNKNOWN-NOT-2XX's).
+  if (isSuccess(shown.status) && showsPet(shown, id))
+    fail(
+      shown,
+      `no pet ${id}: its create was refused with ${refused.status}, and a refused request has no effect, so GET /pets/${id} with the key answers 404`,
+      `${describeResponse(shown)}: ${left}`,
+    );
+  if (listed.status === 200 && listsPet(listed, id))
+    fail(
+      listed,
+      `a list without pet ${id}: its create was refused with ${refused.status}, and a refused request has no effect`,
+      `${describeResponse(listed)}, pet ${id} among them: ${left}`,
+    );
+}
+
+/** Whether a show answer is the pet whose id is `id`, digit for digit. */
+function showsPet(res: ApiResponse, id: string): boolean {
+  try {
+    return isPetWithId(parseExact(res.text), id);
+  } catch {
+    return false;
+  }
+}
+
+/** Whether a list answer holds a pet whose id is `id`, digit for digit. */
+function listsPet(res: ApiResponse, id: string): boolean {
+  try {
+    const items = parseExact(res.text);
+    return Array.isArray(items) && items.some((item) => isPetWithId(item, id));
+  } catch {
+    return false;
+  }
 }
 
 requirement.each('AUTH-KEY-ACCEPTED', operations, async (ctx, { send }) => {
@@ -560,8 +852,10 @@ requirement.each('AUTH-KEY-ACCEPTED', operations, async (ctx, { send }) => {
   );
 });
 
-requirement.each('AUTH-MISSING-KEY-REFUSED', operations, async (ctx, { send }) => {
-  expectRefused(await send(ctx, 'none'), 'without the key');
+requirement.each('AUTH-MISSING-KEY-REFUSED', operations, async (ctx, { send, refused }) => {
+  const res = await send(ctx, 'none');
+  expectRefused(res, 'without the key');
+  await refused?.(ctx, res);
 });
 
 // A guard that checks the key on the exact path while the router matches paths in any case lets
@@ -579,14 +873,17 @@ requirement.each(
   },
 );
 
-requirement.each('AUTH-WRONG-KEY-REFUSED', operations, async (ctx, { send }) => {
-  expectRefused(await send(ctx, 'wrong'), 'with a wrong key');
+requirement.each('AUTH-WRONG-KEY-REFUSED', operations, async (ctx, { send, refused }) => {
+  const res = await send(ctx, 'wrong');
+  expectRefused(res, 'with a wrong key');
+  await refused?.(ctx, res);
 });
 
 /** The resource a spelling asks for: the list, or a pet that exists (created, or read-only, listed). */
 const spelledReads = [
   {
     case: 'listPets at other spellings of its path',
+    queries: LIST_QUERIES,
     resource: async (_ctx: CheckContext) => ({
       path: '/pets',
       what: 'the list',
@@ -595,6 +892,7 @@ const spelledReads = [
   },
   {
     case: 'showPetById at other spellings of its path',
+    queries: QUERIES,
     // Created (or listed), not shown: a show that fails with the key says nothing of one without it.
     resource: async (ctx: CheckContext) => {
       const id = await aPetThatExists(ctx);
@@ -615,28 +913,38 @@ function isPetWithId(body: unknown, id: string): boolean {
 }
 
 /**
- * Sends every spelling of a resource's path without the key or with a wrong one (harness/contract/spellings.ts),
- * at once, and fails on the first that serves the resource: a 2xx with the list or the pet (a HEAD's
- * 2xx, which carries no body, serves its headers). Any other answer is left alone: whether a spelling
- * names the resource at all is not this requirement's to judge.
+ * Sends every spelling of a resource's path, with each query string and in absolute form too
+ * (harness/contract/spellings.ts targetsOf), without the key or with a wrong one, at once, and fails
+ * on the first that serves the resource: a 2xx with the list or the pet (a HEAD's 2xx, which carries
+ * no body, serves its headers). Any other answer is left alone: whether a spelling names the
+ * resource at all is not this requirement's to judge.
  */
 async function expectNoSpellingServed(
   ctx: CheckContext,
   auth: 'none' | 'wrong',
+  queries: readonly QueryForm[],
   resource: (
     ctx: CheckContext,
   ) => Promise<{ path: string; what: string; serves: (body: unknown) => boolean }>,
 ): Promise<void> {
   const { path, what, serves } = await resource(ctx);
-  const spellings = spellingsOf(path, ctx.config.readOnly);
-  const answers = await inParallel(spellings, spellings.length, ({ method, path: spelled, headers }) =>
-    ctx.api.request(method, spelled, { auth, asWritten: true, ...(headers ? { headers } : {}) }),
+  const spellings = targetsOf(path, ctx.config.readOnly, queries);
+  const answers = await inParallel(
+    spellings,
+    spellings.length,
+    ({ method, path: spelled, headers, absolute }) =>
+      ctx.api.request(method, spelled, {
+        auth,
+        asWritten: true,
+        ...(absolute ? { target: 'absolute' as const } : {}),
+        ...(headers ? { headers } : {}),
+      }),
   );
   const served = answers.flatMap((res, i) => {
     if (!isSuccess(res.status)) return [];
     if (res.request.method !== 'HEAD') {
       try {
-        if (!serves(JSON.parse(res.text))) return [];
+        if (!serves(parseExact(res.text))) return [];
       } catch {
         return [];
       }
@@ -646,23 +954,49 @@ async function expectNoSpellingServed(
   const [first, ...others] = served;
   if (first === undefined) return;
   const without = auth === 'none' ? 'without the key' : 'with a wrong key';
-  const base = new URL(ctx.config.baseUrl).pathname.replace(/\/+$/, '');
+  const base = new URL(ctx.config.baseUrl);
+  const prefix = base.pathname.replace(/\/+$/, '');
   const shown = ({ spelling }: { spelling: Spelling }) =>
-    `${spelling.method} ${base}${spelling.path} (${spelling.case})`;
+    `${spelling.method} ${spelling.absolute ? base.origin : ''}${prefix}${spelling.path} (${spelling.case})`;
   fail(
     first.res,
-    `no spelling of ${what}'s path serves it ${without}: each refused, or not found (any 4xx), as the path as documented is`,
-    `${shown(first)} served ${what} ${without}: ${describeResponse(first.res)}${others.length > 0 ? `; so did ${others.map(shown).join(', ')}` : ''}`,
+    `no spelling of ${what}'s path serves it ${without}, in origin or absolute form, with a query or without: each refused, or not found (any 4xx), as the path as documented is`,
+    `${shown(first)} served ${what} ${without}: ${describeResponse(first.res)}${others.length > 0 ? `; so did ${someOf(others.map(shown), 8)}` : ''}`,
   );
 }
 
-requirement.each('AUTH-MISSING-KEY-REFUSED', spelledReads, async (ctx, { resource }) => {
-  await expectNoSpellingServed(ctx, 'none', resource);
+/** At most `max` items, then how many more: "a; b and 4 more". */
+function someOf(items: readonly string[], max: number): string {
+  if (items.length <= max) return items.join(', ');
+  return `${items.slice(0, max).join(', ')} and ${items.length - max} more`;
+}
+
+requirement.each('AUTH-MISSING-KEY-REFUSED', spelledReads, async (ctx, { queries, resource }) => {
+  await expectNoSpellingServed(ctx, 'none', queries, resource);
 });
 
-requirement.each('AUTH-WRONG-KEY-REFUSED', spelledReads, async (ctx, { resource }) => {
-  await expectNoSpellingServed(ctx, 'wrong', resource);
+requirement.each('AUTH-WRONG-KEY-REFUSED', spelledReads, async (ctx, { queries, resource }) => {
+  await expectNoSpellingServed(ctx, 'wrong', queries, resource);
 });
+
+// The key's header field in two lines, each a wrong key: RFC 9110 §5.3 lets a recipient combine them
+// into one list ("a, b"), which is no key, and a guard that lets a repeated field through (a list it
+// does not read) serves the request. The key beside a wrong one is not sent: a guard that reads the
+// first line alone takes a key its sender holds.
+requirement.each(
+  'AUTH-WRONG-KEY-REFUSED',
+  [{ case: "listPets with the key's header field twice, each line a wrong key" }],
+  async ({ api, config, skip }) => {
+    if (config.apiKeyQuery)
+      skip('the key travels in a query parameter (--api-key-query), not in a header field of its own');
+    const res = await api.get('/pets', { auth: 'wrong-twice' });
+    if (![400, 401, 403].includes(res.status))
+      fail(
+        res,
+        'status 401 or 403, or 400 for a field repeated that may not be (RFC 9110 §5.3: the two lines combined are no key either)',
+      );
+  },
+);
 
 /** The near misses of the key (harness/evidence/keys.ts): what each is, and why a key may have none. */
 const nearMisses: Record<NearMiss, { what: string; none?: string }> = {

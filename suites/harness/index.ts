@@ -10,7 +10,8 @@
  *   the run's model (model.ts): every answer held against what the run created; generated sequences
  *     of operations checked against it (sequences.ts)
  *   the JSON minefield (minefield.ts): create bodies that are not JSON, and JSON spelled otherwise
- *   other spellings of a documented path (spellings.ts), sent as written (RequestOptions.asWritten)
+ *   other spellings of a documented path (spellings.ts), sent as written (RequestOptions.asWritten),
+ *     with query strings and in absolute form (targetsOf, RequestOptions.target)
  */
 
 import { loadContract } from './contract/contract.ts';
@@ -52,15 +53,27 @@ export {
 export {
   bodyOf,
   type Category,
+  EXTENDED,
+  LEFT_TO_THE_READER,
+  type LeftToTheReader,
+  MALFORMED,
   NOT_JSON,
   type NotJson,
   printfCommand,
+  type Reading,
   STILL_JSON,
   type StillJson,
   showBytes,
   type Template,
 } from './contract/minefield.ts';
-export { type Spelling, spellingsOf } from './contract/spellings.ts';
+export {
+  LIST_QUERIES,
+  QUERIES,
+  type QueryForm,
+  type Spelling,
+  spellingsOf,
+  targetsOf,
+} from './contract/spellings.ts';
 export {
   BrokenMessage,
   ConformanceError,

@@ -8,6 +8,7 @@ import {
   expectStatusBetween,
   fail,
   inParallel,
+  isSuccess,
   listedPets,
   NOT_FOUND_AFTER_CREATE,
   requirement,
@@ -152,9 +153,22 @@ requirement.each(
     { case: 'limit=abc', limit: 'abc' },
     { case: 'limit=1.5', limit: '1.5' },
     { case: 'limit= (empty)', limit: '' },
-    // Forms a number parser takes that are not the integer's decimal digits (Number(' 5') is 5).
+    // A form a number parser takes that is not the integer's decimal digits (Number('0x10') is 16).
     { case: 'limit=0x10', limit: '0x10' },
-    { case: 'limit= 5 (a leading space)', limit: ' 5' },
+  ],
+  async ({ api }, { limit }) => {
+    const res = await api.get('/pets', { query: { limit } });
+    expectStatusBetween(res, 400, 499);
+  },
+);
+
+// The digits of an integer with white space around them: a reader that trims reads the number written
+// (int(' 5') and Number(' 5') are 5), lenient rather than wrong.
+requirement.each(
+  'LIST-LIMIT-PADDED-REFUSED',
+  [
+    { case: 'limit=%205 (a leading space)', limit: ' 5' },
+    { case: 'limit=5%20 (a trailing space)', limit: '5 ' },
   ],
   async ({ api }, { limit }) => {
     const res = await api.get('/pets', { query: { limit } });
@@ -185,5 +199,25 @@ requirement.each(
     if (res.status !== 200) fail(res, expected);
     const value = listedPets(res, `counting the pets a limit of ${limit} returns`);
     if (limit === 0 && value.length !== 0) fail(res, expected);
+  },
+);
+
+// A limit below 1 may be refused or answered (LIST-LIMIT-BELOW-ONE), but never with a page longer than
+// the maximum: -1 read as a slice from the end (pets[:limit]) answers every pet but the last, -2^31
+// read as an unsigned number asks for two billion. More than 101 pets make such a page too long.
+requirement.each(
+  'LIST-LIMIT-PAGE-MAX',
+  [
+    { case: 'limit=-1', limit: '-1' },
+    { case: 'limit=-2147483648', limit: '-2147483648' },
+  ],
+  async (ctx, { limit }) => {
+    // Read-only, what is stored is judged: a list shows at most 100 of it, ensurePets would skip.
+    if (!ctx.config.readOnly) await ensurePets(ctx, 102);
+    const res = await ctx.api.get('/pets', { query: { limit } });
+    if (!isSuccess(res.status)) return; // refused: LIST-LIMIT-BELOW-ONE's to observe
+    const value = listedPets(res, `counting the pets a limit of ${limit} returns`);
+    if (value.length > 100)
+      fail(res, `a 4xx, or a JSON array of at most 100 pets (the declared maximum), to limit=${limit}`);
   },
 );

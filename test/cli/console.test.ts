@@ -66,9 +66,9 @@ describe('the end of a run, as a person reads it', () => {
     expect(tooWide).toEqual([]);
     expect(lines.find((l) => l.startsWith('    reproduce:'))).toContain('q'.repeat(150)); // never cut
     // Too long for one line: the verdict above the counts.
-    const verdict = lines.indexOf('NON-CONFORMANT (1 gating failure, 27 gating requirements blocked)');
+    const verdict = lines.indexOf('NON-CONFORMANT (1 gating failure, 29 gating requirements blocked)');
     expect(verdict).toBeGreaterThan(0);
-    expect(lines[verdict + 1]).toBe('0 passed, 1 failed, 46 blocked, 0 skipped of 47 requirements');
+    expect(lines[verdict + 1]).toBe('0 passed, 1 failed, 51 blocked, 0 skipped of 52 requirements');
     // In the table, a blocked requirement names what blocks it.
     expect(lines.find((l) => l.startsWith('  LIST-OK '))).toMatch(/blocked by VERSION-V1-PREFIX$/);
   });

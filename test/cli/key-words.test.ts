@@ -51,6 +51,9 @@ function server(key: string) {
     host: '127.0.0.1',
     apiKey: key,
     wrap: (handler) => anyKey(validationOff.wrap(handler)),
+    // Room for the 64 KiB target and the 16 KiB header ANY-NO-5XX sends: node:http would answer
+    // them 431 before the echo, and every answer the key went out with is to echo it.
+    maxHeaderSize: 256 * 1024,
   });
 }
 
@@ -189,7 +192,11 @@ describe.each(KEYS)('with the key %s', (key) => {
     );
     expect(keyed.length).toBeGreaterThan(100);
     for (const x of keyed) {
-      expect(x.request.headers.find((h: Json) => h.name.toLowerCase() === 'x-api-key').value).toBe('***');
+      const lines = x.request.headers.filter((h: Json) => h.name.toLowerCase() === 'x-api-key');
+      for (const line of lines) expect(line.value).toBe('***');
+      // The field in two lines, each a wrong key (AUTH-WRONG-KEY-REFUSED): what comes back is the
+      // two joined ("a, b"), no spelling of the key.
+      if (lines.length > 1) continue;
       for (const { name, header } of echoed)
         expect(x.response.headers.find((h: Json) => h.name === header)?.value, name).toBe('***');
     }

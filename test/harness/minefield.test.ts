@@ -3,6 +3,9 @@ import { describe, expect, test } from 'vitest';
 import { loadContract } from '../../suites/harness/contract/contract.ts';
 import {
   bodyOf,
+  EXTENDED,
+  LEFT_TO_THE_READER,
+  MALFORMED,
   NOT_JSON,
   printfCommand,
   STILL_JSON,
@@ -53,6 +56,73 @@ describe('the bodies that are not JSON', () => {
       expect(text, kind.case).toContain(ID.toString());
       expect(text, kind.case).toContain(JSON.stringify(TAG));
     }
+  });
+});
+
+describe('how a reader that takes a body which is not JSON reads it', () => {
+  test('each kind is lenient (an extension reads it as written) or invents, and the two lists hold them all', () => {
+    expect([...MALFORMED, ...EXTENDED].map((kind) => kind.case).sort()).toEqual(
+      NOT_JSON.map((kind) => kind.case).sort(),
+    );
+    expect(MALFORMED.every((kind) => kind.reading === 'invents')).toBe(true);
+    expect(EXTENDED.every((kind) => kind.reading === 'lenient')).toBe(true);
+  });
+
+  test('the extensions the issue names are lenient: NaN, comments, trailing commas, single quotes, bare keys, 01, content after the value', () => {
+    const lenient = new Set(EXTENDED.map((kind) => kind.case));
+    for (const kind of [
+      'NaN',
+      'a block comment between members',
+      'a comma after the last member',
+      'a string in single quotes',
+      'a key without quotes',
+      'a leading zero before the id',
+      'an unknown escape, \\a',
+      'a tab in a string, unescaped',
+      'text after the object',
+    ])
+      expect(lenient, kind).toContain(kind);
+  });
+
+  test('what a reader can take only by completing or inventing is not lenient: a body cut short, a hole, a literal cut short', () => {
+    const invents = new Set(MALFORMED.map((kind) => kind.case));
+    for (const kind of ['the object not closed', 'an empty item in an array', 'a literal cut short'])
+      expect(invents, kind).toContain(kind);
+  });
+});
+
+describe('the bodies JSON leaves to the reader (i_)', () => {
+  /** The body as a reader that ignores a byte order mark reads it (RFC 8259 §8.1 lets it). */
+  const withoutBom = (body: Buffer) =>
+    body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf ? body.subarray(3) : body;
+
+  test.each(LEFT_TO_THE_READER.map((kind) => [kind.case, kind] as const))(
+    '%s: each a pet of the run, its name plain where every reader reads it alike',
+    (_, kind) => {
+      const body = bodyOf(kind.body, ID, TAG);
+      expect(body.toString('latin1')).toContain(ID.toString());
+      expect(body.toString('latin1')).toContain(JSON.stringify(TAG));
+      if (kind.name !== null) {
+        const value = strictly(withoutBom(body)) as Record<string, unknown>;
+        expect({ name: value.name, tag: value.tag }).toEqual({ name: kind.name, tag: TAG });
+      } else {
+        // Not UTF-8, or a lone surrogate: what the name becomes is the reader's.
+        const text = Buffer.from(body).toString('utf8');
+        const readable = (() => {
+          try {
+            return !/[\uD800-\uDFFF]/.test((strictly(body) as { name: string }).name);
+          } catch {
+            return false;
+          }
+        })();
+        expect(readable, text).toBe(false);
+      }
+    },
+  );
+
+  test('are none of them among the bodies judged otherwise', () => {
+    const cases = new Set([...NOT_JSON, ...STILL_JSON].map((kind) => kind.case));
+    expect(LEFT_TO_THE_READER.filter((kind) => cases.has(kind.case))).toEqual([]);
   });
 });
 

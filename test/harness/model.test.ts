@@ -154,6 +154,41 @@ describe('the model of the run: every show and list answer is held against what 
     expect(m.read('/pets/5', '{"id":5,"name":"changed"}')).toHaveLength(1);
   });
 
+  test("a 2xx to any method that is not safe may have changed the pet: WebDAV's MOVE too", async () => {
+    const m = setup();
+    await m.create('{"id":6,"name":"kept"}');
+    await m.send('MOVE', '/pets/6', 201);
+    expect(m.read('/pets/6', '{"id":6,"name":"moved"}')).toEqual([]);
+    await m.create('{"id":7,"name":"kept"}');
+    await m.send('PROPFIND', '/pets/7', 405);
+    expect(m.read('/pets/7', '{"id":7,"name":"changed"}')).toHaveLength(1);
+  });
+
+  test('what JSON leaves to the reader is not compared: a lone surrogate, a string of a body that is not UTF-8', async () => {
+    const m = setup();
+    await m.create('{"id":8,"name":"Rex\\uD800","tag":"t"}');
+    expect(m.read('/pets/8', '{"id":8,"name":"Rex\uFFFD","tag":"t"}')).toEqual([]);
+    expect(m.read('/pets/8', '{"id":8,"name":"Rex","tag":"other"}')[0]?.requirementId).toBe(
+      'CREATE-PERSISTED',
+    );
+    const w = m.model.watch({
+      method: 'POST',
+      url: `${BASE}/pets`,
+      headers: {},
+      body: Buffer.concat([
+        Buffer.from('{"id":9,"name":"Rex'),
+        Buffer.from([0xff]),
+        Buffer.from('","tag":"t"}'),
+      ]),
+    });
+    await w.admitted;
+    m.model.settle(w, 201, Buffer.alloc(0));
+    expect(m.read('/pets/9', '{"id":9,"name":"Rex\u00ff","tag":"t"}')).toEqual([]);
+    expect(m.read('/pets/9', '{"id":9,"name":"Rex","tag":"other"}')[0]?.requirementId).toBe(
+      'CREATE-PERSISTED',
+    );
+  });
+
   test('answers that are not Pets by the schema, or neither 200 nor 404, are left to the checks', async () => {
     const m = setup();
     await m.create('{"id":2,"name":"a"}');

@@ -30,7 +30,7 @@ export interface Variant {
    * body, so that a fault planted in GET answers is in HEAD answers too.
    */
   server:
-    | { wrap?: Wrap; apiKey?: string; apiKeyHeader?: string; apiKeyQuery?: string }
+    | { wrap?: Wrap; apiKey?: string; apiKeyHeader?: string; apiKeyQuery?: string; maxHeaderSize?: number }
     | { hostile: HostileServer };
   /**
    * What the message of a failed requirement must say, where its wording is part of what the variant

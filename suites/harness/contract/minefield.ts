@@ -6,11 +6,20 @@
  * fault, or a pet spelled otherwise, so that a lenient reader that takes a body which is not JSON
  * creates a pet, and one that trips on a valid spelling refuses or alters one.
  *
- * Not here, as JSONTestSuite's `i_` cases and RFC 8259 leave them to the reader: a byte order mark
- * before the object (RFC 8259 §8.1: a reader MAY ignore it), lone surrogates (§8.2: unpredictable),
- * UTF-16 and UTF-32 bodies, overlong or surrogate UTF-8 inside a string, nesting deeper than a
- * reader's own limit, numbers beyond a double's range or precision, and a key repeated (§4: the
- * names SHOULD be unique, and what a reader makes of a repeat is unpredictable).
+ * A body that is not JSON is read one of two ways by a reader that takes it. An extension a reader
+ * accepts by design (RFC 8259 §9: a parser MAY accept non-JSON forms) reads the text as its author
+ * meant it: content after the value ignored, comments skipped, single quotes, bare keys, trailing
+ * commas, NaN, 01, escapes and white space of other grammars (JSON5, JSONC, Python's json, Jackson,
+ * Go's json.Decoder). Any other reading completes or invents something: a bracket never closed, a
+ * hole in a list, a literal cut short. The first is `lenient` (CREATE-JSON-EXTENSION-REFUSED, a
+ * SHOULD), the second `invents` (CREATE-MALFORMED-JSON, a MUST).
+ *
+ * And a third kind, JSONTestSuite's `i_` cases, which RFC 8259 leaves to the reader (LEFT_TO_THE_READER):
+ * bytes that are not UTF-8 inside a string, lone surrogates (§8.2: unpredictable), numbers beyond a
+ * double (§6), nesting past a reader's own limit (§9), a byte order mark before the text (§8.1: a
+ * reader MAY ignore it). Either answer is conformant; a pet taken is read back as the body spells it
+ * where it spells it plainly. Not sent: UTF-16 and UTF-32 bodies, and a key repeated (§4: the names
+ * SHOULD be unique, and what a reader makes of a repeat is unpredictable).
  *
  * A body is written as text with two placeholders, $ID (the pet's id, in digits) and $TAG (the run's
  * tag, as a JSON string); bytes that are not UTF-8 text are written as arrays of numbers between the
@@ -21,13 +30,25 @@
 /** The parts of a body: text with $ID and $TAG, and bytes written as they are. */
 export type Template = string | readonly (string | readonly number[])[];
 
-/** A body that is not JSON, though its intent is a pet: a reader must refuse it (RFC 8259 §2). */
+/**
+ * How a reader that takes a body which is not JSON reads it: as its author meant it, by an extension
+ * of JSON a reader accepts by design (`lenient`), or only by completing or inventing something (`invents`).
+ */
+export type Reading = 'lenient' | 'invents';
+
+/** A body that is not JSON, though its intent is a pet: a reader refuses it (RFC 8259 §2). */
 export interface NotJson {
   /** What is wrong with it, as a sentence fragment: "a comma after the last member". */
   readonly case: string;
   /** JSONTestSuite's category of the fault. */
   readonly category: Category;
+  readonly reading: Reading;
   readonly body: Template;
+  /**
+   * The name a reader that takes the body reads: "Rex" unless said; null where readers differ (an
+   * unknown escape \a is "a" to JSON5, BEL to C), so that a pet taken is not judged on it.
+   */
+  readonly name?: string | null;
 }
 
 /** A body that is JSON, and spells a valid pet whose name is `name` (its id $ID, its tag $TAG). */
@@ -54,148 +75,349 @@ export type Category =
 /** The pet each body that is not JSON would be, but for its fault. */
 const PET = '{"id":$ID,"name":"Rex","tag":$TAG';
 
-/** Bodies that are not JSON; each is refused with a 4xx (CREATE-MALFORMED-JSON). */
+/**
+ * Bodies that are not JSON. One that a reader can take only by inventing (`invents`) is refused with a
+ * 4xx (CREATE-MALFORMED-JSON); one an extension of JSON reads as written (`lenient`) is not taken
+ * (CREATE-JSON-EXTENSION-REFUSED), and if it is, the pet taken is the one it spells (CREATE-PERSISTED).
+ */
 export const NOT_JSON: readonly NotJson[] = [
   // Content after the value: a reader that stops at the end of the first value takes the pet.
-  { category: 'structure', case: 'text after the object', body: `${PET}}x` },
-  { category: 'structure', case: 'a second object after the first', body: `${PET}}${PET}}` },
-  { category: 'structure', case: 'a closing bracket after the object', body: `${PET}}]` },
-  { category: 'structure', case: 'a closing brace too many', body: `${PET}}}` },
-  { category: 'structure', case: 'a comma after the object', body: `${PET}},` },
-  { category: 'structure', case: 'a NUL byte after the object', body: [`${PET}}`, [0x00]] },
-  { category: 'structure', case: 'the object not closed', body: PET },
-  { category: 'structure', case: 'an array closed by a brace', body: `${PET},"extra":[1}}` },
+  { reading: 'lenient', category: 'structure', case: 'text after the object', body: `${PET}}x` },
   {
+    reading: 'lenient',
+    category: 'structure',
+    case: 'a second object after the first',
+    body: `${PET}}${PET}}`,
+  },
+  { reading: 'lenient', category: 'structure', case: 'a closing bracket after the object', body: `${PET}}]` },
+  { reading: 'lenient', category: 'structure', case: 'a closing brace too many', body: `${PET}}}` },
+  { reading: 'lenient', category: 'structure', case: 'a comma after the object', body: `${PET}},` },
+  {
+    reading: 'lenient',
+    category: 'structure',
+    case: 'a NUL byte after the object',
+    body: [`${PET}}`, [0x00]],
+  },
+  { reading: 'invents', category: 'structure', case: 'the object not closed', body: PET },
+  {
+    reading: 'invents',
+    category: 'structure',
+    case: 'an array closed by a brace',
+    body: `${PET},"extra":[1}}`,
+  },
+  {
+    reading: 'invents',
     category: 'nesting',
     case: 'brackets opened and never closed',
     body: `${PET},"extra":${'['.repeat(500)}`,
   },
   // Comments: JSON has none (JSONC, JSON5 and Hjson do).
   {
+    reading: 'lenient',
     category: 'comment',
     case: 'a block comment between members',
     body: '{"id":$ID,/* c */"name":"Rex","tag":$TAG}',
   },
   {
+    reading: 'lenient',
     category: 'comment',
     case: 'a line comment between members',
     body: '{"id":$ID, // c\n"name":"Rex","tag":$TAG}',
   },
   {
+    reading: 'lenient',
     category: 'comment',
     case: 'a # comment between members',
     body: '{"id":$ID, # c\n"name":"Rex","tag":$TAG}',
   },
-  { category: 'comment', case: 'a comment after the object', body: `${PET}}/* c */` },
+  { reading: 'lenient', category: 'comment', case: 'a comment after the object', body: `${PET}}/* c */` },
   // Quotes: strings and keys are in double quotes.
-  { category: 'quotes', case: 'a string in single quotes', body: `{"id":$ID,"name":'Rex',"tag":$TAG}` },
-  { category: 'quotes', case: 'a key in single quotes', body: `{"id":$ID,'name':"Rex","tag":$TAG}` },
-  { category: 'quotes', case: 'a key without quotes', body: '{"id":$ID,name:"Rex","tag":$TAG}' },
-  { category: 'quotes', case: 'a string without quotes', body: `${PET},"status":available}` },
-  { category: 'quotes', case: 'a number as a key', body: `${PET},1:2}` },
-  // Commas and colons.
-  { category: 'commas and colons', case: 'a comma after the last member', body: `${PET},}` },
   {
+    reading: 'lenient',
+    category: 'quotes',
+    case: 'a string in single quotes',
+    body: `{"id":$ID,"name":'Rex',"tag":$TAG}`,
+  },
+  {
+    reading: 'lenient',
+    category: 'quotes',
+    case: 'a key in single quotes',
+    body: `{"id":$ID,'name':"Rex","tag":$TAG}`,
+  },
+  {
+    reading: 'lenient',
+    category: 'quotes',
+    case: 'a key without quotes',
+    body: '{"id":$ID,name:"Rex","tag":$TAG}',
+  },
+  {
+    reading: 'invents',
+    category: 'quotes',
+    case: 'a string without quotes',
+    body: `${PET},"status":available}`,
+  },
+  { reading: 'lenient', category: 'quotes', case: 'a number as a key', body: `${PET},1:2}` },
+  // Commas and colons.
+  {
+    reading: 'lenient',
+    category: 'commas and colons',
+    case: 'a comma after the last member',
+    body: `${PET},}`,
+  },
+  {
+    reading: 'lenient',
     category: 'commas and colons',
     case: 'a comma after the last item of an array',
     body: `${PET},"extra":[1,2,]}`,
   },
-  { category: 'commas and colons', case: 'two commas in a row', body: '{"id":$ID,,"name":"Rex","tag":$TAG}' },
-  { category: 'commas and colons', case: 'an empty item in an array', body: `${PET},"extra":[1,,2]}` },
   {
+    reading: 'invents',
+    category: 'commas and colons',
+    case: 'two commas in a row',
+    body: '{"id":$ID,,"name":"Rex","tag":$TAG}',
+  },
+  {
+    reading: 'invents',
+    category: 'commas and colons',
+    case: 'an empty item in an array',
+    body: `${PET},"extra":[1,,2]}`,
+  },
+  {
+    reading: 'invents',
     category: 'commas and colons',
     case: 'no comma between members',
     body: '{"id":$ID "name":"Rex","tag":$TAG}',
   },
-  { category: 'commas and colons', case: 'no colon after a key', body: '{"id" $ID,"name":"Rex","tag":$TAG}' },
   {
+    reading: 'invents',
+    category: 'commas and colons',
+    case: 'no colon after a key',
+    body: '{"id" $ID,"name":"Rex","tag":$TAG}',
+  },
+  {
+    reading: 'invents',
     category: 'commas and colons',
     case: 'an equals sign for a colon',
     body: '{"id"=$ID,"name":"Rex","tag":$TAG}',
   },
-  { category: 'commas and colons', case: 'a member without a value', body: `${PET},"extra":}` },
+  {
+    reading: 'invents',
+    category: 'commas and colons',
+    case: 'a member without a value',
+    body: `${PET},"extra":}`,
+  },
   // Literals: true, false and null, in lower case and whole.
-  { category: 'literal', case: 'True with a capital', body: `${PET},"extra":True}` },
-  { category: 'literal', case: "None, Python's null", body: `${PET},"extra":None}` },
-  { category: 'literal', case: 'undefined', body: `${PET},"extra":undefined}` },
-  { category: 'literal', case: 'a literal cut short', body: `${PET},"extra":tru}` },
+  { reading: 'invents', category: 'literal', case: 'True with a capital', body: `${PET},"extra":True}` },
+  { reading: 'invents', category: 'literal', case: "None, Python's null", body: `${PET},"extra":None}` },
+  { reading: 'invents', category: 'literal', case: 'undefined', body: `${PET},"extra":undefined}` },
+  { reading: 'invents', category: 'literal', case: 'a literal cut short', body: `${PET},"extra":tru}` },
   // Numbers: an optional minus, digits without a leading zero, an optional fraction and exponent.
-  { category: 'number', case: 'a plus sign before the id', body: '{"id":+$ID,"name":"Rex","tag":$TAG}' },
-  { category: 'number', case: 'a leading zero before the id', body: '{"id":0$ID,"name":"Rex","tag":$TAG}' },
-  { category: 'number', case: 'a hexadecimal number', body: `${PET},"extra":0x1F}` },
-  { category: 'number', case: 'a fraction without an integer part', body: `${PET},"extra":.5}` },
-  { category: 'number', case: 'a point without a fraction', body: `${PET},"extra":1.}` },
-  { category: 'number', case: 'an exponent without digits', body: `${PET},"extra":1e}` },
-  { category: 'number', case: 'NaN', body: `${PET},"extra":NaN}` },
-  { category: 'number', case: '-Infinity', body: `${PET},"extra":-Infinity}` },
-  { category: 'number', case: 'digits grouped with an underscore', body: `${PET},"extra":1_000}` },
-  { category: 'number', case: 'a full-width digit', body: `${PET},"extra":\uff11}` },
+  {
+    reading: 'lenient',
+    category: 'number',
+    case: 'a plus sign before the id',
+    body: '{"id":+$ID,"name":"Rex","tag":$TAG}',
+  },
+  {
+    reading: 'lenient',
+    category: 'number',
+    case: 'a leading zero before the id',
+    body: '{"id":0$ID,"name":"Rex","tag":$TAG}',
+  },
+  { reading: 'lenient', category: 'number', case: 'a hexadecimal number', body: `${PET},"extra":0x1F}` },
+  {
+    reading: 'lenient',
+    category: 'number',
+    case: 'a fraction without an integer part',
+    body: `${PET},"extra":.5}`,
+  },
+  { reading: 'lenient', category: 'number', case: 'a point without a fraction', body: `${PET},"extra":1.}` },
+  { reading: 'invents', category: 'number', case: 'an exponent without digits', body: `${PET},"extra":1e}` },
+  { reading: 'lenient', category: 'number', case: 'NaN', body: `${PET},"extra":NaN}` },
+  { reading: 'lenient', category: 'number', case: '-Infinity', body: `${PET},"extra":-Infinity}` },
+  {
+    reading: 'invents',
+    category: 'number',
+    case: 'digits grouped with an underscore',
+    body: `${PET},"extra":1_000}`,
+  },
+  { reading: 'invents', category: 'number', case: 'a full-width digit', body: `${PET},"extra":\uff11}` },
   // Strings: control characters escaped, and only the escapes RFC 8259 §7 lists.
   {
+    reading: 'lenient',
     category: 'string',
     case: 'a tab in a string, unescaped',
     body: '{"id":$ID,"name":"Rex\tRex","tag":$TAG}',
+    name: 'Rex\tRex',
   },
   {
+    reading: 'lenient',
     category: 'string',
     case: 'a line feed in a string, unescaped',
     body: '{"id":$ID,"name":"Rex\nRex","tag":$TAG}',
+    name: 'Rex\nRex',
   },
   {
+    reading: 'lenient',
     category: 'string',
     case: 'a NUL in a string, unescaped',
     body: '{"id":$ID,"name":"Rex\u0000","tag":$TAG}',
+    name: 'Rex\u0000',
   },
-  { category: 'string', case: 'an unknown escape, \\a', body: '{"id":$ID,"name":"Rex\\a","tag":$TAG}' },
-  { category: 'string', case: 'a \\x escape', body: '{"id":$ID,"name":"Rex\\x41","tag":$TAG}' },
-  { category: 'string', case: 'an escaped single quote', body: `{"id":$ID,"name":"Rex\\'s","tag":$TAG}` },
-  { category: 'string', case: 'a \\u escape of two digits', body: '{"id":$ID,"name":"Rex\\u41","tag":$TAG}' },
-  { category: 'string', case: 'a \\U escape', body: '{"id":$ID,"name":"\\U0052ex","tag":$TAG}' },
-  { category: 'string', case: 'an escaped emoji', body: '{"id":$ID,"name":"Rex\\🐈","tag":$TAG}' },
+  {
+    reading: 'lenient',
+    category: 'string',
+    case: 'an unknown escape, \\a',
+    body: '{"id":$ID,"name":"Rex\\a","tag":$TAG}',
+    name: null,
+  },
+  {
+    reading: 'lenient',
+    category: 'string',
+    case: 'a \\x escape',
+    body: '{"id":$ID,"name":"Rex\\x41","tag":$TAG}',
+    name: null,
+  },
+  {
+    reading: 'lenient',
+    category: 'string',
+    case: 'an escaped single quote',
+    body: `{"id":$ID,"name":"Rex\\'s","tag":$TAG}`,
+    name: "Rex's",
+  },
+  {
+    reading: 'invents',
+    category: 'string',
+    case: 'a \\u escape of two digits',
+    body: '{"id":$ID,"name":"Rex\\u41","tag":$TAG}',
+  },
+  {
+    reading: 'lenient',
+    category: 'string',
+    case: 'a \\U escape',
+    body: '{"id":$ID,"name":"\\U0052ex","tag":$TAG}',
+    name: null,
+  },
+  {
+    reading: 'lenient',
+    category: 'string',
+    case: 'an escaped emoji',
+    body: '{"id":$ID,"name":"Rex\\🐈","tag":$TAG}',
+    name: null,
+  },
   // White space: space, tab, line feed and carriage return only (RFC 8259 §2).
   {
+    reading: 'lenient',
     category: 'white space',
     case: 'a form feed between members',
     body: '{"id":$ID,\f"name":"Rex","tag":$TAG}',
   },
   {
+    reading: 'lenient',
     category: 'white space',
     case: 'a vertical tab between members',
     body: '{"id":$ID,\v"name":"Rex","tag":$TAG}',
   },
   {
+    reading: 'lenient',
     category: 'white space',
     case: 'a no-break space between members',
     body: '{"id":$ID,\u00a0"name":"Rex","tag":$TAG}',
   },
   {
+    reading: 'lenient',
     category: 'white space',
     case: 'a line separator between members',
     body: '{"id":$ID,\u2028"name":"Rex","tag":$TAG}',
   },
   {
+    reading: 'lenient',
     category: 'white space',
     case: 'a byte order mark between members',
     body: '{"id":$ID,\ufeff"name":"Rex","tag":$TAG}',
   },
   {
+    reading: 'lenient',
     category: 'white space',
     case: 'an ideographic space between members',
     body: '{"id":$ID,\u3000"name":"Rex","tag":$TAG}',
   },
   // Encodings: JSON text exchanged between systems is UTF-8 (RFC 8259 §8.1).
   {
+    reading: 'invents',
     category: 'encoding',
     case: 'a byte that is not UTF-8 between members',
     body: ['{"id":$ID,', [0xe5], '"name":"Rex","tag":$TAG}'],
   },
   {
+    reading: 'invents',
     category: 'encoding',
     case: 'a byte that is not UTF-8 after a backslash',
     body: ['{"id":$ID,"name":"Rex\\', [0xe5], '","tag":$TAG}'],
   },
-  { category: 'encoding', case: 'a byte order mark cut short', body: [[0xef, 0xbb], `${PET}}`] },
-  { category: 'encoding', case: 'a byte order mark and nothing else', body: [[0xef, 0xbb, 0xbf]] },
+  {
+    reading: 'invents',
+    category: 'encoding',
+    case: 'a byte order mark cut short',
+    body: [[0xef, 0xbb], `${PET}}`],
+  },
+  {
+    reading: 'invents',
+    category: 'encoding',
+    case: 'a byte order mark and nothing else',
+    body: [[0xef, 0xbb, 0xbf]],
+  },
+];
+
+/** The bodies that are not JSON which a reader takes only by inventing something (CREATE-MALFORMED-JSON). */
+export const MALFORMED: readonly NotJson[] = NOT_JSON.filter((kind) => kind.reading === 'invents');
+
+/** The bodies in an extension of JSON, which a lenient reader takes as written (CREATE-JSON-EXTENSION-REFUSED). */
+export const EXTENDED: readonly NotJson[] = NOT_JSON.filter((kind) => kind.reading === 'lenient');
+
+/**
+ * A body RFC 8259 leaves to the reader (JSONTestSuite's `i_` cases): taken or refused, either
+ * conforms. `name` is the name every reader that takes it reads, null where readers differ.
+ */
+export interface LeftToTheReader {
+  readonly case: string;
+  readonly body: Template;
+  readonly name: string | null;
+}
+
+/** Bodies JSON leaves to the reader, each a pet but for what is left; a pet taken is read back as spelled (CREATE-PERSISTED). */
+export const LEFT_TO_THE_READER: readonly LeftToTheReader[] = [
+  // §8.1 binds the sender to UTF-8; Go's encoding/json reads each byte that is not as U+FFFD.
+  {
+    case: 'a byte 0xFF inside the name, not UTF-8',
+    body: ['{"id":$ID,"name":"Rex', [0xff], '","tag":$TAG}'],
+    name: null,
+  },
+  {
+    case: 'the UTF-8 of a surrogate inside the name (ED A0 80)',
+    body: ['{"id":$ID,"name":"Rex', [0xed, 0xa0, 0x80], '","tag":$TAG}'],
+    name: null,
+  },
+  // §8.2: a string holding a lone surrogate is unpredictable; Go reads it as U+FFFD, JavaScript keeps it.
+  {
+    case: 'a lone surrogate escaped in the name',
+    body: '{"id":$ID,"name":"Rex\\uD800","tag":$TAG}',
+    name: null,
+  },
+  // §6: numbers beyond a double's range or precision; where the schema declares nothing of them.
+  {
+    case: 'numbers beyond a double in a property the schema does not declare',
+    body: `${PET},"extra":[1e400,-1e400,123456789012345678901234567890]}`,
+    name: 'Rex',
+  },
+  // §9: a reader may limit the depth of nesting.
+  {
+    case: 'arrays nested 500 deep in a property the schema does not declare',
+    body: `${PET},"extra":${'['.repeat(500)}${']'.repeat(500)}}`,
+    name: 'Rex',
+  },
+  // §8.1: a reader MAY ignore a byte order mark rather than treating it as an error.
+  { case: 'a byte order mark before the text', body: [[0xef, 0xbb, 0xbf], `${PET}}`], name: 'Rex' },
 ];
 
 /** Bodies that are JSON, each a valid pet: created and read back as the pet it spells (CREATE-PERSISTED). */

@@ -49,6 +49,8 @@ export interface SentRequest {
   readonly urlFromAnswer?: boolean;
   /** The path was sent as written, not resolved as a URL (RequestOptions.asWritten). */
   readonly asWritten?: boolean;
+  /** The request target in absolute or authority form, not a path (RequestOptions.target). */
+  readonly target?: 'absolute' | 'authority';
   /**
    * Where the request carries a key (the configured one, a near miss of it, or a wrong one), and the
    * shell word that spells it in a curl line: `"$PETSTORE_API_KEY"`, an expression of it for a near
@@ -98,6 +100,7 @@ export function toCurl(req: SentRequest): string {
   const parts = [req.method === 'HEAD' ? 'curl -sS -I' : 'curl -i -sS'];
   // curl resolves dot segments (/./, /../) unless told otherwise: a path sent as written is re-sent so.
   if (req.asWritten) parts.push('--path-as-is');
+  if (req.target) parts.push(`--request-target ${shellQuote(requestTarget(req))}`);
   if (req.method !== 'GET' && req.method !== 'HEAD') parts.push(`-X ${req.method}`);
   const keyAt = req.keyAt;
   for (const [name, value] of Object.entries(req.headers)) {
@@ -127,6 +130,18 @@ export function toCurl(req: SentRequest): string {
   }
   parts.push(urlWord(req));
   return `${producer}${parts.join(' ')}${note}`;
+}
+
+/**
+ * The request target a request in absolute or authority form was sent with: its URL as written
+ * (masked as shownUrl masks it), or its host and port.
+ */
+function requestTarget(req: SentRequest): string {
+  const url = shownUrl(req);
+  if (req.target !== 'authority') return url;
+  const start = url.indexOf('//') + 2;
+  const end = url.indexOf('/', start);
+  return url.slice(start, end < 0 ? undefined : end);
 }
 
 /** The URL as a shell word: the key's query parameter spelled by its shell word (SentRequest.keyAt). */

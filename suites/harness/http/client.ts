@@ -124,9 +124,10 @@ export interface RequestOptions {
   readonly body?: string | Uint8Array;
   /**
    * The API key: as configured (default), left out, replaced by a wrong one unlike it, or by a near
-   * miss of it (keys.ts; one the configured key has: a check asks nearMissKey() first).
+   * miss of it (keys.ts; one the configured key has: a check asks nearMissKey() first). `wrong-twice`:
+   * the key's header field sent in two lines, each a wrong key (a key in a query parameter: once).
    */
-  readonly auth?: 'config' | 'none' | 'wrong' | { readonly nearMiss: NearMiss };
+  readonly auth?: 'config' | 'none' | 'wrong' | 'wrong-twice' | { readonly nearMiss: NearMiss };
   /** A POSIX sh command that prints the body, for curl lines of bodies too long to paste. */
   readonly bodyCommand?: string;
   /**
@@ -140,6 +141,16 @@ export interface RequestOptions {
    * of a path). The curl line then says --path-as-is.
    */
   readonly asWritten?: boolean;
+  /**
+   * The request target in absolute form (the whole URL, RFC 9112 §3.2.2) or, for CONNECT, in
+   * authority form (host and port, §3.2.3) rather than as a path. The curl line says --request-target.
+   */
+  readonly target?: 'absolute' | 'authority';
+  /**
+   * A 501 to this request is HTTP's own answer, not a server error: a method the server does not
+   * recognise or implement (RFC 9110 §9.1 asks for 501 then). It is not kept for ANY-NO-5XX.
+   */
+  readonly mayBeUnimplemented?: boolean;
 }
 
 /** A complete response (or one whose body was cut at the cap), with the request that got it. */
@@ -195,6 +206,8 @@ const ABSOLUTE_URL = /^https?:\/\//;
 
 /** The key sent where a check asks for a wrong one: one per worker, unlike any real key. */
 const WRONG_KEY = `wrong-${randomBytes(8).toString('hex')}`;
+/** The wrong key of the second line where a check sends the key's field twice. */
+const OTHER_WRONG_KEY = `wrong-${randomBytes(8).toString('hex')}`;
 
 class Timeout {
   constructor(readonly ms: number) {}
@@ -244,6 +257,7 @@ export class Client {
     for (const secret of keySecrets(config.apiKey)) registerSecret(secret);
     // the wrong key (no secret, but shown nowhere, whatever the server does with it),
     registerSecret(WRONG_KEY);
+    registerSecret(OTHER_WRONG_KEY);
     // and the proxy's password.
     for (const secret of proxySecrets(config.network)) registerSecret(secret);
     this.timeoutMs = options.timeoutMs ?? config.timeoutMs;
@@ -290,7 +304,7 @@ export class Client {
       return found;
     };
     try {
-      return await this.send(sent, method, path, settle);
+      return await this.send(sent, method, path, settle, options.mayBeUnimplemented === true);
     } finally {
       settle(undefined);
     }
@@ -310,6 +324,7 @@ export class Client {
     method: string,
     path: string,
     settle: (status: number | undefined, body?: Buffer, text?: string) => Finding[],
+    mayBeUnimplemented: boolean,
   ): Promise<ApiResponse> {
     const started = performance.now();
     let retries = 0;
@@ -458,7 +473,8 @@ export class Client {
           });
         }
       }
-      if (outcome.status >= 500 && this.serverErrors.length < MAX_SERVER_ERRORS_KEPT) {
+      const unimplemented = mayBeUnimplemented && outcome.status === 501;
+      if (outcome.status >= 500 && !unimplemented && this.serverErrors.length < MAX_SERVER_ERRORS_KEPT) {
         this.serverErrors.push({
           method: sent.method,
           url: shownUrl(sent),
@@ -520,7 +536,7 @@ export class Client {
     if (key !== undefined) {
       // A wrong key is no secret: a curl line sends it as it is.
       const word =
-        auth === 'wrong'
+        auth === 'wrong' || auth === 'wrong-twice'
           ? shellQuote(key)
           : keyShellWord(typeof auth === 'object' ? auth.nearMiss : undefined, this.config.apiKey ?? '');
       if (this.config.apiKeyQuery) {
@@ -533,6 +549,9 @@ export class Client {
         headers[this.config.apiKeyHeader.toLowerCase()] = key;
         keyAt = { header: this.config.apiKeyHeader.toLowerCase(), prefix: '', word };
       }
+      // The same field again, its name in upper case: a record's two names go out as two lines.
+      if (auth === 'wrong-twice' && 'header' in keyAt)
+        headers[keyAt.header.toUpperCase()] = `${keyAt.prefix}${OTHER_WRONG_KEY}`;
     }
     return {
       method,
@@ -543,13 +562,14 @@ export class Client {
       // A check composes paths under the base URL; a whole URL it was given came from an answer.
       ...(ABSOLUTE_URL.test(path) ? { urlFromAnswer: true } : {}),
       ...(options.asWritten ? { asWritten: true } : {}),
+      ...(options.target ? { target: options.target } : {}),
       ...(keyAt === undefined ? {} : { keyAt }),
     };
   }
 
   /** The key a request carries, by its `auth` option; undefined for none. */
   private keyFor(auth: NonNullable<RequestOptions['auth']>): string | undefined {
-    if (auth === 'wrong') return WRONG_KEY;
+    if (auth === 'wrong' || auth === 'wrong-twice') return WRONG_KEY;
     if (auth === 'config') return this.config.apiKey;
     if (auth === 'none') return undefined;
     const key = nearMissKey(this.config.apiKey ?? '', auth.nearMiss);
@@ -595,6 +615,7 @@ export class Client {
       bodyTimeout: this.timeoutMs,
       maxBodyBytes: this.maxBodyBytes,
       ...(sent.asWritten ? { asWritten: true } : {}),
+      ...(sent.target ? { target: sent.target } : {}),
     });
     // Whole milliseconds: Node keeps a list of timers per duration, and a fraction made nearly every
     // request's timer a list of its own, hundreds of them at once.

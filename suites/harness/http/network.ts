@@ -10,6 +10,7 @@
  * proxy is trusted the same way (`proxyTls`).
  */
 import { createRequire } from 'node:module';
+import type { Duplex } from 'node:stream';
 import * as tls from 'node:tls';
 import type { Dispatcher } from 'undici';
 import type { Network, TlsSettings } from '../config/config.ts';
@@ -40,6 +41,12 @@ export interface AttemptOptions {
   readonly maxBodyBytes: number;
   /** The URL's path and query are sent as written, not resolved by the URL parser (dot segments kept). */
   readonly asWritten?: boolean;
+  /**
+   * The request target in another form than a path (RFC 9112 §3.2): `absolute`, the whole URL
+   * (`GET http://host/v1/pets`, which a server MUST accept, §3.2.2); `authority`, the URL's host and
+   * port alone, as CONNECT sends it (§3.2.3). undici's dispatch sends a `path` as given.
+   */
+  readonly target?: 'absolute' | 'authority';
 }
 
 /**
@@ -68,6 +75,8 @@ export class Attempt {
   abortReason: unknown;
   private readonly chunks: Buffer[] = [];
   private controller: Dispatcher.DispatchController | undefined;
+  /** The connection of a CONNECT's answer, once undici handed it over (upgraded). */
+  private upgradedSocket: Duplex | undefined;
   private settled = false;
   private resolve!: () => void;
   private reject!: (error: unknown) => void;
@@ -82,11 +91,15 @@ export class Attempt {
       this.reject = reject;
     });
     const { origin, pathname, search } = options.asWritten ? splitAsWritten(url) : splitUrl(url);
+    const path =
+      options.target === 'authority'
+        ? new URL(origin).host
+        : `${options.target === 'absolute' ? origin : ''}${pathname}${search}`;
     try {
       dispatcher.dispatch(
         {
           origin,
-          path: `${pathname}${search}`,
+          path,
           method: options.method as Dispatcher.HttpMethod,
           headers: options.headers,
           body: options.body ?? null,
@@ -111,6 +124,7 @@ export class Attempt {
     this.abortReason = reason;
     this.fail(reason);
     this.controller?.abort(reason as Error);
+    this.upgradedSocket?.destroy();
   }
 
   private fail(error: unknown): void {
@@ -153,7 +167,43 @@ export class Attempt {
         this.resolve();
       },
       onResponseError: (_controller, error) => this.fail(error),
+      onRequestUpgrade: (_controller, status, headers, socket) => this.upgraded(status, headers, socket),
     };
+  }
+
+  /**
+   * The answer to a CONNECT, which undici hands over with its connection (a 2xx opens a tunnel). A
+   * 2xx has no body (RFC 9110 §9.3.6), and the connection is closed at once; any other answer's body
+   * is read as its Content-Length says, or until the server closes, up to maxBodyBytes.
+   */
+  private upgraded(status: number, headers: Record<string, string | string[] | undefined>, socket: Duplex) {
+    this.headersAt = performance.now();
+    this.status = status;
+    this.headers = flattenHeaders(headers);
+    this.upgradedSocket = socket;
+    const declared = Number.parseInt(this.headers['content-length'] ?? '', 10);
+    const most = this.options.maxBodyBytes;
+    const want =
+      status >= 200 && status <= 299 ? 0 : Number.isNaN(declared) ? most : Math.min(declared, most);
+    const end = () => {
+      socket.destroy();
+      if (this.settled) return;
+      this.settled = true;
+      this.resolve();
+    };
+    if (want === 0) return end();
+    socket.on('data', (chunk: Buffer) => {
+      if (this.settled) return;
+      const part = chunk.subarray(0, want - this.size);
+      this.chunks.push(part);
+      this.size += part.length;
+      if (this.size >= want) end();
+    });
+    socket.on('end', end);
+    socket.on('error', (error) => {
+      socket.destroy();
+      this.fail(error);
+    });
   }
 }
 

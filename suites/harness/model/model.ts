@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import type { Config } from '../config/config.ts';
 import { type Contract, loadContract, type Schema } from '../contract/contract.ts';
 import { bodyExcerpt, bodyInline } from '../evidence/body.ts';
@@ -16,11 +17,12 @@ import { pathAndQuery, splitUrl } from '../evidence/url.ts';
  * - a pet the run created (answered 2xx before the read was sent) comes back with every field it was
  *   sent with, equal: strings code point for code point, the id digit for digit; a field that was not
  *   sent may be absent or hold any valid value (the document leaves that open); properties the Pet
- *   schema does not declare are not compared (the document does not say they are kept);
+ *   schema does not declare are not compared (the document does not say they are kept), nor is a
+ *   string JSON leaves to the reader (readersAgreeOn);
  * - where the same id was sent more than once (a duplicate, whose outcome is CREATE-DUPLICATE-ID's to
  *   judge), the pet may equal any of the bodies sent with that id before the read was answered;
- * - an id whose pet the server may have made something else of (a 2xx to an invalid body, to a PUT,
- *   PATCH or DELETE) is not judged any more;
+ * - an id whose pet the server may have made something else of (a 2xx to an invalid body, or to any
+ *   method that is not safe: a PUT, PATCH, DELETE, WebDAV's MOVE) is not judged any more;
  * - read-only, a pet shown by GET /pets/{id} agrees with what an earlier answer showed of it (pets
  *   cannot change: the contract has no operation that changes one).
  *
@@ -135,6 +137,25 @@ function isObject(value: unknown): value is Record<string, unknown> {
 function fieldsOf(pet: Record<string, unknown>): PetFields {
   const out: PetFields = {};
   for (const key of PET_FIELDS) if (typeof pet[key] === 'string') out[key] = pet[key];
+  return out;
+}
+
+/** A surrogate code unit not in a pair: a string JSON leaves to the reader (RFC 8259 §8.2). */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/**
+ * The fields every reader reads alike: a string holding a lone surrogate is unpredictable (RFC 8259
+ * §8.2; Go reads it as U+FFFD, JavaScript keeps it), and in a body that is not UTF-8 a string read
+ * with U+FFFD holds bytes each reader decodes its own way (JSONTestSuite's i_ cases). Those are left
+ * out of what is compared.
+ */
+function readersAgreeOn(fields: PetFields, utf8: boolean): PetFields {
+  const out: PetFields = {};
+  for (const key of PET_FIELDS) {
+    const value = fields[key];
+    if (value === undefined || LONE_SURROGATE.test(value) || (!utf8 && value.includes('\uFFFD'))) continue;
+    out[key] = value;
+  }
   return out;
 }
 
@@ -548,9 +569,8 @@ export class Model {
       return { kind: 'other' };
     }
     if (sent.method === 'GET') return { kind: 'show', id };
-    return ['PUT', 'PATCH', 'DELETE', 'POST'].includes(sent.method)
-      ? { kind: 'change', id }
-      : { kind: 'other' };
+    // Any method that is not safe may have changed the pet (PUT, PATCH, DELETE, POST, WebDAV's MOVE).
+    return SAFE_METHODS.has(sent.method.toUpperCase()) ? { kind: 'other' } : { kind: 'change', id };
   }
 
   /** Reads the bodies of the creates sent so far, in the order they were sent. */
@@ -573,7 +593,7 @@ export class Model {
     if (id === undefined) return;
     c.id = id;
     if (this.contract.validate(this.petSchema, parsed.value, parsed.exact).length === 0)
-      c.fields = fieldsOf(parsed.value);
+      c.fields = readersAgreeOn(fieldsOf(parsed.value), isUtf8(body));
     this.entryOf(id).attempts.push(c);
   }
 

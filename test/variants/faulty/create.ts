@@ -23,7 +23,7 @@ const petObject = (v: unknown): v is Record<string, unknown> =>
  * Forwards POST /pets after `fix` changed its JSON body (when it is a JSON object). A body the
  * reference refuses for its size goes on as it is: re-serialising it would make it small.
  */
-function fixCreateBody(fix: (pet: Record<string, unknown>) => Record<string, unknown>): Wrap {
+export function fixCreateBody(fix: (pet: Record<string, unknown>) => Record<string, unknown>): Wrap {
   return withRequestBody(isCreateRequest, ({ body, forward }) => {
     const pet = body.length > MAX_BODY_BYTES ? undefined : jsonOf(body);
     if (!petObject(pet)) return forward();
@@ -263,6 +263,7 @@ export const createVariants: Variant[] = [
     blocks: [
       'ANY-PET-SCHEMA',
       'ANY-JSON-CONTENT-TYPE',
+      'ANY-ACCEPT-JSON',
       'ANY-NO-5XX',
       'ANY-METHOD-UNDEFINED',
       'ANY-METHOD-405',
@@ -303,6 +304,7 @@ export const createVariants: Variant[] = [
     blocks: [
       'ANY-PET-SCHEMA',
       'ANY-JSON-CONTENT-TYPE',
+      'ANY-ACCEPT-JSON',
       'ANY-NO-5XX',
       'ANY-METHOD-UNDEFINED',
       'ANY-METHOD-405',

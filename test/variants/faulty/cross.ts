@@ -49,6 +49,8 @@ export const crossVariants: Variant[] = [
     kind: 'faulty',
     does: 'labels the JSON of its 2xx responses text/plain',
     breaks: ['ANY-JSON-CONTENT-TYPE'],
+    // Every answer labelled text/plain, with an Accept or without: what the Accept changes is nothing.
+    blocks: ['ANY-ACCEPT-JSON', 'ANY-ACCEPT-NOT-JSON'],
     server: {
       wrap: rewriteResponse((res) =>
         res.status < 300 && /json/.test(String(res.headers['content-type']))

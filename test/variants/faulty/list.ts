@@ -48,6 +48,7 @@ export const listVariants: Variant[] = [
       'LIST-LIMIT-FILLS',
       'LIST-LIMIT-DEFAULT',
       'LIST-LIMIT-BELOW-ONE',
+      'LIST-LIMIT-PAGE-MAX',
     ],
     server: {
       wrap: rewriteJson(
@@ -134,7 +135,7 @@ export const listVariants: Variant[] = [
     name: 'non-integer-limit-500',
     kind: 'faulty',
     does: 'answers 500 to a limit that is not an integer',
-    breaks: ['LIST-LIMIT-NOT-INTEGER', 'ANY-NO-5XX'],
+    breaks: ['LIST-LIMIT-NOT-INTEGER', 'LIST-LIMIT-PADDED-REFUSED', 'ANY-NO-5XX'],
     server: {
       wrap: intercept((req, res) => {
         const limit = queryLimit(req.url);
@@ -148,7 +149,7 @@ export const listVariants: Variant[] = [
     name: 'limit-number-coerced',
     kind: 'faulty',
     does: "reads limit with Number(): 0x10, ' 5', +2 and 1e1 are taken as integers",
-    breaks: ['LIST-LIMIT-NOT-INTEGER'],
+    breaks: ['LIST-LIMIT-NOT-INTEGER', 'LIST-LIMIT-PADDED-REFUSED'],
     server: {
       wrap: changeLimit((limit) => {
         if (limit === null || /^-?\d+$/.test(limit) || limit.trim() === '') return limit;

@@ -187,6 +187,7 @@ const cutsLongLists: Wrap = (handler) => (req, res) => {
 const LOST_PETS_BLOCK = [
   'ANY-PET-SCHEMA',
   'ANY-JSON-CONTENT-TYPE',
+  'ANY-ACCEPT-JSON',
   'ANY-NO-5XX',
   'ANY-METHOD-UNDEFINED',
   'ANY-METHOD-405',
