@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { packageRoot } from '../../catalog/paths.ts';
-import { failMessage, runCli } from '../helpers/cli.ts';
+import { failMessage, runInProcess } from '../helpers/cli.ts';
 import { variants } from './index.ts';
 import { reference } from './servers/reference.ts';
 import { headAsGet } from './servers/wrap.ts';
@@ -44,9 +44,12 @@ beforeAll(async () => {
     const server = await reference({ wrap: headAsGet(variant.server.wrap) });
     const reportDir = path.join(work, name);
     try {
-      const run = await runCli(['--base-url', server.url, '--seed', '20261122', '--report-dir', reportDir], {
-        timeoutMs: 120_000,
-      });
+      const run = await runInProcess(
+        ['--base-url', server.url, '--seed', '20261122', '--report-dir', reportDir],
+        {
+          timeoutMs: 120_000,
+        },
+      );
       const summary = JSON.parse(await readFile(path.join(reportDir, 'summary.json'), 'utf8'));
       outcomes.set(name, {
         code: run.code,
