@@ -2,13 +2,14 @@
  * Every variant, in a stable order: the faulty ones by operation (list, create, show, then those
  * across operations, then faults of time, then faults combined, then faults of kinds the checks were
  * not written against, then faults of the HTTP surface a fault writer found, then faults of JSON
- * readers, key guards and races on one id), the conformant ones, the hostile ones. Names are unique across all.
+ * readers, key guards and races on one id, then faults of long-lived servers), the conformant ones, the hostile ones. Names are unique across all.
  */
 import { conformantVariants } from './conformant.ts';
 import { combinedVariants } from './faulty/combined.ts';
 import { createVariants } from './faulty/create.ts';
 import { crossVariants } from './faulty/cross.ts';
 import { listVariants } from './faulty/list.ts';
+import { livedConformantVariants, livedVariants } from './faulty/lived.ts';
 import { minefieldVariants } from './faulty/minefield.ts';
 import { schemeVariants } from './faulty/scheme.ts';
 import { showVariants } from './faulty/show.ts';
@@ -32,7 +33,9 @@ export const variants: Variant[] = [
   ...unplantedVariants,
   ...surfaceVariants,
   ...minefieldVariants,
+  ...livedVariants,
   ...conformantVariants,
+  ...livedConformantVariants,
   ...limitedVariants,
   ...hostileVariants,
 ];

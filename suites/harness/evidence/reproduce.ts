@@ -1,5 +1,6 @@
 import { freshId } from '../config/run.ts';
 import { type SentRequest, toCurl } from './exchange.ts';
+import { INT64_MAX, INT64_MIN } from './json.ts';
 
 /**
  * Ids of the pets the run's requests created (a 2xx to a POST with that id). A create re-sent as
@@ -37,11 +38,23 @@ export function reproducer(sent: SentRequest, status: number | undefined): () =>
   created.add(id);
   if (before) return once(() => toCurl(sent));
   return once(() => {
-    const fresh = freshId(BigInt(id)).toString();
+    const fresh = freshLike(BigInt(id)).toString();
     const swap = (t: string) => t.replace(ID_IN_BODY, (match) => match.replace(id, fresh));
     const body = Buffer.from(swap(text));
     const bodyCommand =
       sent.bodyCommand === undefined ? {} : { bodyCommand: sent.bodyCommand.replace(id, fresh) };
     return `${toCurl({ ...sent, body, ...bodyCommand })}  # a fresh id: pet ${id} exists now`;
   });
+}
+
+/**
+ * A fresh id of the same kind as the one the run used up, so that the line shows what the request
+ * showed: an id outside int64 stays outside on its side (a create of such an id that was answered 2xx
+ * is the fault a line must show again, not an in-range id that a conformant server accepts too), and
+ * an int64 keeps its sign and its size (freshId).
+ */
+function freshLike(id: bigint): bigint {
+  if (id > INT64_MAX) return INT64_MAX + 1n + freshId();
+  if (id < INT64_MIN) return INT64_MIN - 1n - freshId();
+  return freshId(id);
 }

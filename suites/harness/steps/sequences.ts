@@ -14,6 +14,7 @@ import { runClock } from '../http/pace.ts';
 import { PET_FIELDS } from '../model/model.ts';
 import { endsTheCheck } from '../requirement/blocked.ts';
 import type { CheckContext } from '../requirement/requirement.ts';
+import { freshMutation } from './fresh.ts';
 import { petPath } from './pets.ts';
 
 /*
@@ -363,7 +364,8 @@ class CreateInvalid implements Cmd {
   check = () => true;
   async run(m: SequenceModel, r: SequenceReal): Promise<void> {
     const valid = bodyOf(r, this.target, this.pet);
-    const body = applyMutation(valid, this.mutation);
+    // A mutated id is fresh (fresh.ts): what an earlier run left is never met as this case's answer.
+    const body = applyMutation(valid, freshMutation(this.mutation));
     inTime(r);
     const res = await r.ctx.api.post('/pets', { json: body });
     const keepsId = typeof body === 'object' && body !== null && (body as { id?: unknown }).id === valid.id;
