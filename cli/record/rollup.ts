@@ -11,27 +11,49 @@ import {
   describeFailure,
   isBlockedResult,
   NO_5XX_ID,
+  type NotJudgedCause,
   type RequirementResult,
   type RollUp,
   type Status,
   type TestOutcome,
+  type Verdict,
 } from './results.ts';
 import { RESPONSE_TIME_ID, slowAnswerFailure } from './slow.ts';
 
 export type {
   Failure,
   Finding,
+  NotJudgedCause,
   RequirementResult,
   RollUp,
   ServerErrorSeen,
   Status,
   TestOutcome,
+  Verdict,
 } from './results.ts';
 export { describeFailure, EXCLUDED, isBlockedResult, NO_5XX_ID, NOT_SELECTED };
 
 /** Whether a failure of this level fails the run. */
 export function gates(level: Level, strict: boolean): boolean {
   return level === 'MUST' || (level === 'SHOULD' && strict);
+}
+
+/** Whether a result's level gates the run. */
+function gatesResult(r: Pick<RequirementResult, 'level'>, strict: boolean): boolean {
+  return gates(r.level, strict);
+}
+
+/** The cause that rate limits are not judged for (RateLimited, suites/harness/evidence/errors.ts). */
+export const RATE_LIMIT = 'rate-limit';
+
+/**
+ * The cause that kept a requirement's checks from being judged, when one did: a rate limit it could
+ * not wait out, or another of the deployment's (a key not given, a full store).
+ */
+function notJudgedBy(tests: readonly TestOutcome[]): NotJudgedCause | undefined {
+  const limited = tests.find((t) => t.rateLimited !== undefined)?.rateLimited;
+  if (limited !== undefined) return { cause: RATE_LIMIT, message: limited.message };
+  return tests.find((t) => t.notJudged !== undefined)?.notJudged;
 }
 
 /**
@@ -74,6 +96,7 @@ export function rollUp(
 
   const unjudged: string[] = [];
   const rateLimited: string[] = [];
+  const notJudged: string[] = [];
   let rateLimitedPace: number | undefined;
   const fiveHundreds = outcomes.flatMap((o) =>
     (o.serverErrors ?? []).map((e) => ({ ...e, checking: o.requirementId ?? o.name })),
@@ -167,11 +190,13 @@ export function rollUp(
         gating: gates(r.level, options.strict),
       };
     }
-    const limited = tests.find((t) => t.rateLimited !== undefined)?.rateLimited;
-    if (limited !== undefined) {
-      // Not judged, never failed: a 429 is the deployment protecting itself, not a fault of the contract.
+    const unjudgedBy = notJudgedBy(tests);
+    if (unjudgedBy !== undefined) {
+      // Not judged, never failed: a 429 is the deployment protecting itself, a key not given or a
+      // full store no fault of the contract's; the run names the cause once (run/judge.ts).
       if (gates(r.level, options.strict)) {
-        rateLimited.push(r.id);
+        notJudged.push(r.id);
+        if (unjudgedBy.cause === RATE_LIMIT) rateLimited.push(r.id);
         for (const t of tests) {
           const pace = t.rateLimited?.paceRate;
           if (pace !== undefined) rateLimitedPace = Math.min(rateLimitedPace ?? pace, pace);
@@ -180,7 +205,8 @@ export function rollUp(
       return {
         ...base,
         status: 'skipped',
-        message: `not judged: ${limited.message}`,
+        message: `not judged: ${unjudgedBy.message}`,
+        notJudged: unjudgedBy,
         gating: false,
       };
     }
@@ -194,22 +220,36 @@ export function rollUp(
     return { ...base, status: 'skipped', message: 'no test reported on this requirement', gating: false };
   });
 
-  // Every blockedBy then names failed requirements only (cli/blocking.ts).
+  // Every blockedBy then names failed requirements only (cli/blocking.ts); a check blocked by one
+  // that was not judged is not judged either, for the same cause.
   const judged = resolveBlocking(explainedFindings(results));
+  for (const r of judged)
+    if (
+      r.notJudged !== undefined &&
+      r.blockedBy === undefined &&
+      gatesResult(r, options.strict) &&
+      !notJudged.includes(r.id)
+    )
+      notJudged.push(r.id);
   const totals = {
     passed: judged.filter((r) => r.status === 'passed').length,
     failed: judged.filter((r) => r.status === 'failed').length,
     skipped: judged.filter((r) => r.status === 'skipped').length,
     blocked: judged.filter(isBlockedResult).length,
   };
-  const verdict = judged.some((r) => (r.status === 'failed' || isBlockedResult(r)) && r.gating)
+  const order = new Map(catalog.requirements.map((r, i) => [r.id, i]));
+  notJudged.sort((a, b) => (order.get(a) ?? 0) - (order.get(b) ?? 0));
+  const verdict: Verdict = judged.some((r) => (r.status === 'failed' || isBlockedResult(r)) && r.gating)
     ? 'non-conformant'
-    : 'conformant';
+    : notJudged.length > 0
+      ? 'could-not-judge'
+      : 'conformant';
   return {
     results: judged,
     verdict,
     totals,
     unjudged,
+    notJudged,
     rateLimited,
     ...(rateLimitedPace === undefined ? {} : { rateLimitedPace }),
     suiteWarnings,

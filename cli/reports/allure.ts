@@ -56,7 +56,7 @@ export const allureResults: Writer = {
   name: 'allure-results/',
   write(record, { folder }) {
     const { checks } = record;
-    if (record.error !== undefined || checks === undefined || folder === undefined) return;
+    if (checks === undefined || folder === undefined) return;
     const previous = previousStatuses(path.join(folder.dir, HISTORY_FILE));
     const run = {
       record,

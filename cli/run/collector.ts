@@ -114,6 +114,7 @@ export class OutcomeCollector implements Reporter {
       blockedEvidence?: unknown;
       blockedOwnFault?: unknown;
       rateLimited?: { message?: unknown; paceRate?: unknown };
+      notJudged?: { cause?: unknown; message?: unknown };
     };
     const blockedBy = Array.isArray(meta.blockedBy)
       ? meta.blockedBy.filter((id) => typeof id === 'string')
@@ -149,6 +150,11 @@ export class OutcomeCollector implements Reporter {
                 : {}),
             },
           }
+        : {}),
+      ...(result.state === 'skipped' &&
+      typeof meta.notJudged?.cause === 'string' &&
+      typeof meta.notJudged.message === 'string'
+        ? { notJudged: { cause: meta.notJudged.cause, message: meta.notJudged.message } }
         : {}),
     };
     let outcome: CheckOutcome;

@@ -1,8 +1,9 @@
 import type { Config } from '../config/config.ts';
+import { isFreshId } from '../config/run.ts';
 import { type Contract, loadContract, type Schema } from '../contract/contract.ts';
 import { bodyExcerpt, bodyInline } from '../evidence/body.ts';
 import type { SentRequest } from '../evidence/exchange.ts';
-import { shownUrl, toCurl } from '../evidence/exchange.ts';
+import { clip, shownUrl, toCurl } from '../evidence/exchange.ts';
 import type { Finding } from '../evidence/finding.ts';
 import { exactInteger, INT64_MAX, INT64_MIN, isExactNumber, parseBody } from '../evidence/json.ts';
 import { pathAndQuery, splitUrl } from '../evidence/url.ts';
@@ -174,8 +175,22 @@ function describeSent(id: string, fields: PetFields): string {
   return `pet ${id} with the fields it was created with (${parts.join(', ') || 'name only'})`;
 }
 
+/**
+ * The deployment refusing a create for want of room: 507 (Insufficient Storage, RFC 4918 §11.5), or
+ * 409 to a valid pet whose id the run drew fresh and sent once (no pet can have it, so the conflict is
+ * with the store, not with a pet: the reference answers so when it holds all it may).
+ */
+export interface RoomRefusal {
+  readonly status: number;
+  /** "409, {"detail":"the store is full…"}": the answer, masked and cut. */
+  readonly received: string;
+  readonly reproduce: string;
+}
+
 export class Model {
   private readonly entries = new Map<string, Entry>();
+  /** The first create refused for want of room (RoomRefusal), when one was. */
+  private room?: RoomRefusal;
   private clock = 0;
   /** When a create was last answered: what was judged before may be judged otherwise now. */
   private lastCreateAnswered = 0;
@@ -263,6 +278,12 @@ export class Model {
       if (status !== undefined) c.status = status;
       if (c.id !== undefined && isSuccess(status) && !c.fields)
         this.forget(c.id, 'a create of it with a body that is not a valid Pet was answered 2xx');
+      if (!this.room && this.refusedForRoom(c, status))
+        this.room = {
+          status: status!,
+          received: `${status}, ${text === undefined || text === '' ? 'empty body' : clip(text, 300)}`,
+          reproduce: toCurl(c.sent),
+        };
       return [];
     }
     if (w.kind === 'change') this.lastCreateAnswered = answeredAt;
@@ -291,6 +312,18 @@ export class Model {
     const left = this.judgeLeftOut(w, parsed.value, exact);
     if (left) findings.push(left);
     return findings;
+  }
+
+  /** The first create the deployment refused for want of room (RoomRefusal), if any so far. */
+  roomRefusal(): RoomRefusal | undefined {
+    return this.room;
+  }
+
+  /** Whether a create's answer refuses it for want of room (RoomRefusal). */
+  private refusedForRoom(c: Create, status: number | undefined): boolean {
+    if (status === 507) return true;
+    if (status !== 409 || !c.fields || c.id === undefined) return false;
+    return this.entries.get(c.id)?.attempts.length === 1 && isFreshId(BigInt(c.id));
   }
 
   /** The id of an answered pet, when it is a Pet by the schema; undefined otherwise. */

@@ -43,6 +43,11 @@ declare module 'vitest' {
      * longer than a run waits (RateLimited); its skip note says which request and how.
      */
     rateLimited?: { message: string; reproduce: string; paceRate?: number };
+    /**
+     * The test was not judged: a cause of the deployment's that no requirement's rule names kept it
+     * from judging (not-judged.ts: a key asked for and not given, a store that takes no more pets).
+     */
+    notJudged?: { cause: string; message: string; reproduce: string };
     /** The test was not judged: these requirements' failures block it (its skip note says how). */
     blockedBy?: string[];
     /** What a blocked test needed, what came back, and the curl line (masked). */

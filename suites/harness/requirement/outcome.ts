@@ -16,6 +16,7 @@ import type { ExchangeRecord } from '../evidence/exchange.ts';
 import { redact } from '../evidence/redact.ts';
 import type { Client } from '../http/client.ts';
 import { isBlocked } from './blocked.ts';
+import { isNotJudged } from './not-judged.ts';
 
 /** How many of a check's last exchanges it keeps for the reports (TaskMeta.evidence): a failed check's, a passed check's. */
 export const FAILED_EVIDENCE = 10;
@@ -65,6 +66,10 @@ export function endingOf(
       reproduce: thrown.init.reproduce,
       ...(thrown.init.paceRate === undefined ? {} : { paceRate: thrown.init.paceRate }),
     };
+    return { kind: 'skipped', reason: `not judged: ${thrown.message}` };
+  }
+  if (isNotJudged(thrown)) {
+    meta.notJudged = { cause: thrown.kind, message: thrown.message, reproduce: thrown.reproduce };
     return { kind: 'skipped', reason: `not judged: ${thrown.message}` };
   }
   const block = blockOf(thrown);

@@ -11,8 +11,9 @@ import { Client } from '../http/client.ts';
 import { runPace } from '../http/pace.ts';
 import { type Model, runModel } from '../model/model.ts';
 import { CheckBudget } from './check-budget.ts';
-import { firstLook, PREFIX_ID, requireTheApi } from './first-look.ts';
+import { firstLook, keyRefused, PREFIX_ID, requireTheApi } from './first-look.ts';
 import './meta.ts';
+import { roomRefusedIn } from './not-judged.ts';
 import { endingOf, recordWhatItSaw, SkipCheck } from './outcome.ts';
 
 /** What a check receives. */
@@ -109,7 +110,13 @@ function define(r: Requirement, row: Row | undefined, check: Check): void {
       await budget.race(
         (async () => {
           try {
-            await check(context);
+            // Without a key, a first look answered 401 or 403 ends the check at once, its requests
+            // abandoned: nothing it would send could be judged (first-look.ts keyRefused).
+            const refused = keyRefused(r, config, exchangeLog).catch((err: unknown) => {
+              budget.abort(err);
+              throw err;
+            });
+            await Promise.race([check(context), refused]);
           } finally {
             // Whatever the check found, a first look that says the API is not there, or the key is
             // not let through, blocks it (thrown from `finally`, that replaces what the check threw).
@@ -126,8 +133,12 @@ function define(r: Requirement, row: Row | undefined, check: Check): void {
     } finally {
       budget.end();
     }
+    // A deployment that takes no more pets: a check whose creates it refused is not judged, and
+    // what it saw of other rules is not kept either (the refusals are the store's, not faults).
+    const roomless = noApi ? undefined : roomRefusedIn(context.model, api.exchanges);
+    if (roomless) thrown = roomless;
     const ending = endingOf(thrown, r, api, ctx.task.meta, ctx.signal.aborted);
-    recordWhatItSaw(ctx.task.meta, api, noApi);
+    recordWhatItSaw(ctx.task.meta, api, noApi || roomless !== undefined);
     if (ending.kind === 'skipped') ctx.skip(ending.reason);
     if (ending.kind === 'failed') throw ending.error;
   });
