@@ -31,7 +31,9 @@ export class NotJudged extends Error {
 
 /** Whether a value is a NotJudged, also across module copies (isolated test files). */
 export function isNotJudged(value: unknown): value is NotJudged {
-  return value instanceof NotJudged || (value instanceof Error && value.name === 'NotJudged' && 'kind' in value);
+  return (
+    value instanceof NotJudged || (value instanceof Error && value.name === 'NotJudged' && 'kind' in value)
+  );
 }
 
 /** What the run says of a deployment that refuses creates for want of room. */
