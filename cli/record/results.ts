@@ -87,6 +87,16 @@ export interface TestOutcome {
    * (task.meta.notJudged; suites/harness/requirement/not-judged.ts): which cause, and what it met, masked.
    */
   readonly notJudged?: NotJudgedCause;
+  /**
+   * A 5xx it met that the same request, sent again, did not get (task.meta.comeAndGo): the deployment
+   * fails now and then, and the test is blocked by ANY-NO-5XX.
+   */
+  readonly comeAndGo?: {
+    readonly method: string;
+    readonly url: string;
+    readonly status: number;
+    readonly then: number;
+  };
 }
 
 /** A cause that keeps checks from being judged, and what the deployment did, in one line. */

@@ -7,6 +7,7 @@ import { EXCLUDED, NOT_SELECTED, selectionSkipReason } from '../../catalog/selec
 import { pathAndQuery } from '../../suites/harness/evidence/url.ts';
 import { resolveBlocking } from './blocking.ts';
 import { flakinessOf } from './flaky.ts';
+import { untilFiveHundred } from './intermittent.ts';
 import {
   describeFailure,
   isBlockedResult,
@@ -101,6 +102,8 @@ export function rollUp(
   const fiveHundreds = outcomes.flatMap((o) =>
     (o.serverErrors ?? []).map((e) => ({ ...e, checking: o.requirementId ?? o.name })),
   );
+  // A 5xx that the same request, sent again, did not get: the deployment fails now and then.
+  const comeAndGo = outcomes.find((o) => o.comeAndGo !== undefined)?.comeAndGo;
   const findings = outcomes.flatMap((o) =>
     (o.findings ?? []).map((f) => ({ ...f, checking: o.requirementId ?? o.name })),
   );
@@ -121,20 +124,40 @@ export function rollUp(
     const slow = r.id === RESPONSE_TIME_ID && failed.length === 0 ? slowAnswerFailure(outcomes) : undefined;
     if (slow !== undefined)
       return { ...base, status: 'failed', ...slow, gating: gates(r.level, options.strict) };
-    if (r.id === NO_5XX_ID && failed.length === 0 && fiveHundreds.length > 0) {
+    if (r.id === NO_5XX_ID && fiveHundreds.length > 0 && (failed.length === 0 || comeAndGo !== undefined)) {
       // A 5xx seen by any check breaks this MUST ("no request the suite sends … is answered with a 5xx").
-      const [first, ...others] = fiveHundreds as [(typeof fiveHundreds)[0], ...typeof fiveHundreds];
+      // One that comes and goes (the same request answered otherwise when sent again) is shown by the
+      // few lines that send a request until it gets one: a GET, when one was answered 5xx.
+      const ordered =
+        comeAndGo === undefined
+          ? fiveHundreds
+          : [
+              ...fiveHundreds.filter((e) => e.method === 'GET'),
+              ...fiveHundreds.filter((e) => e.method !== 'GET'),
+            ];
+      const [first, ...others] = ordered as [(typeof fiveHundreds)[0], ...typeof fiveHundreds];
+      const fails =
+        comeAndGo === undefined
+          ? ''
+          : `; the deployment fails now and then: ${comeAndGo.method} ${pathAndQuery(comeAndGo.url)}, answered ${comeAndGo.status}, was answered ${comeAndGo.then} when sent again`;
       const received = `${first.method} ${pathAndQuery(first.url)} answered ${first.status} (seen while checking ${first.checking})${
         others.length > 0 ? `; ${others.length} more 5xx seen by other checks` : ''
-      }`;
+      }${fails}`;
       const expected = 'no 5xx status to any request the suite sends';
+      const reproduce =
+        comeAndGo === undefined
+          ? first.reproduce
+          : untilFiveHundred(
+              first.reproduce,
+              `The deployment fails now and then: ${comeAndGo.method} ${pathAndQuery(comeAndGo.url)} was answered ${comeAndGo.status}, and ${comeAndGo.then} when sent again.`,
+            );
       return {
         ...base,
         status: 'failed',
         message: describeFailure({ message: received, expected, received }),
         expected,
         received,
-        reproduce: first.reproduce,
+        reproduce,
         gating: gates(r.level, options.strict),
       };
     }

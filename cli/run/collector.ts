@@ -115,6 +115,7 @@ export class OutcomeCollector implements Reporter {
       blockedOwnFault?: unknown;
       rateLimited?: { message?: unknown; paceRate?: unknown };
       notJudged?: { cause?: unknown; message?: unknown };
+      comeAndGo?: { method?: unknown; url?: unknown; status?: unknown; then?: unknown };
     };
     const blockedBy = Array.isArray(meta.blockedBy)
       ? meta.blockedBy.filter((id) => typeof id === 'string')
@@ -156,6 +157,7 @@ export class OutcomeCollector implements Reporter {
       typeof meta.notJudged.message === 'string'
         ? { notJudged: { cause: meta.notJudged.cause, message: meta.notJudged.message } }
         : {}),
+      ...comeAndGoOf(meta.comeAndGo),
     };
     let outcome: CheckOutcome;
     if (result.state === 'failed') {
@@ -312,6 +314,20 @@ function slowAnswersOf(test: TestCase): SlowAnswers | undefined {
       typeof a.reproduce === 'string',
   );
   return first.length > 0 ? { count: meta.slowCount, first } : undefined;
+}
+
+/** A 5xx the test met that the same request, sent again, did not get (task.meta.comeAndGo), well-formed. */
+function comeAndGoOf(
+  seen: { method?: unknown; url?: unknown; status?: unknown; then?: unknown } | undefined,
+): Pick<CheckOutcome, 'comeAndGo'> {
+  if (
+    typeof seen?.method !== 'string' ||
+    typeof seen.url !== 'string' ||
+    typeof seen.status !== 'number' ||
+    typeof seen.then !== 'number'
+  )
+    return {};
+  return { comeAndGo: { method: seen.method, url: seen.url, status: seen.status, then: seen.then } };
 }
 
 /** The evidence a blocked check left in task.meta.blockedEvidence, as a Failure. */

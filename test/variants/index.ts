@@ -9,7 +9,7 @@ import { combinedVariants } from './faulty/combined.ts';
 import { createVariants } from './faulty/create.ts';
 import { crossVariants } from './faulty/cross.ts';
 import { listVariants } from './faulty/list.ts';
-import { livedConformantVariants, livedVariants } from './faulty/lived.ts';
+import { livedConformantVariants, livedHostileVariants, livedVariants } from './faulty/lived.ts';
 import { minefieldVariants } from './faulty/minefield.ts';
 import { schemeVariants } from './faulty/scheme.ts';
 import { showVariants } from './faulty/show.ts';
@@ -38,4 +38,5 @@ export const variants: Variant[] = [
   ...livedConformantVariants,
   ...limitedVariants,
   ...hostileVariants,
+  ...livedHostileVariants,
 ];

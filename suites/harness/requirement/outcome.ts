@@ -17,6 +17,7 @@ import { redact } from '../evidence/redact.ts';
 import type { Client } from '../http/client.ts';
 import { isBlocked } from './blocked.ts';
 import { isNotJudged } from './not-judged.ts';
+import { isExplained } from './second-opinion.ts';
 
 /** How many of a check's last exchanges it keeps for the reports (TaskMeta.evidence): a failed check's, a passed check's. */
 export const FAILED_EVIDENCE = 10;
@@ -99,6 +100,7 @@ function blockOf(
       message: err.message,
       ...(err.ownFault === undefined ? {} : { ownFault: err.ownFault }),
     };
+  if (isExplained(err)) return { by: err.by, failure: err.failure, message: err.message };
   if (isBrokenMessage(err))
     return {
       by: [HTTP_MESSAGE_ID],

@@ -15,6 +15,7 @@ import { firstLook, keyRefused, PREFIX_ID, requireTheApi } from './first-look.ts
 import './meta.ts';
 import { roomRefusedIn } from './not-judged.ts';
 import { endingOf, recordWhatItSaw, SkipCheck } from './outcome.ts';
+import { NO_5XX, secondOpinion } from './second-opinion.ts';
 
 /** What a check receives. */
 export interface CheckContext {
@@ -132,6 +133,13 @@ function define(r: Requirement, row: Row | undefined, check: Check): void {
       thrown = err;
     } finally {
       budget.end();
+    }
+    // A 5xx it failed or was blocked on, sent again: not the request's when answered otherwise then,
+    // and ANY-NO-5XX's alone (second-opinion.ts).
+    if (!noApi && r.id !== NO_5XX && !r.id.startsWith('AUTH-')) {
+      const opinion = await secondOpinion(api, thrown);
+      thrown = opinion.thrown;
+      if (opinion.comeAndGo) ctx.task.meta.comeAndGo = opinion.comeAndGo;
     }
     // A deployment that takes no more pets: a check whose creates it refused is not judged, and
     // what it saw of other rules is not kept either (the refusals are the store's, not faults).
