@@ -95,7 +95,7 @@ export interface TestOutcome {
     readonly method: string;
     readonly url: string;
     readonly status: number;
-    readonly then: number;
+    readonly again: number;
   };
 }
 

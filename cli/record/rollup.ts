@@ -139,7 +139,7 @@ export function rollUp(
       const fails =
         comeAndGo === undefined
           ? ''
-          : `; the deployment fails now and then: ${comeAndGo.method} ${pathAndQuery(comeAndGo.url)}, answered ${comeAndGo.status}, was answered ${comeAndGo.then} when sent again`;
+          : `; the deployment fails now and then: ${comeAndGo.method} ${pathAndQuery(comeAndGo.url)}, answered ${comeAndGo.status}, was answered ${comeAndGo.again} when sent again`;
       const received = `${first.method} ${pathAndQuery(first.url)} answered ${first.status} (seen while checking ${first.checking})${
         others.length > 0 ? `; ${others.length} more 5xx seen by other checks` : ''
       }${fails}`;
@@ -149,7 +149,7 @@ export function rollUp(
           ? first.reproduce
           : untilFiveHundred(
               first.reproduce,
-              `The deployment fails now and then: ${comeAndGo.method} ${pathAndQuery(comeAndGo.url)} was answered ${comeAndGo.status}, and ${comeAndGo.then} when sent again.`,
+              `The deployment fails now and then: ${comeAndGo.method} ${pathAndQuery(comeAndGo.url)} was answered ${comeAndGo.status}, and ${comeAndGo.again} when sent again.`,
             );
       return {
         ...base,

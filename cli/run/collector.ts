@@ -115,7 +115,7 @@ export class OutcomeCollector implements Reporter {
       blockedOwnFault?: unknown;
       rateLimited?: { message?: unknown; paceRate?: unknown };
       notJudged?: { cause?: unknown; message?: unknown };
-      comeAndGo?: { method?: unknown; url?: unknown; status?: unknown; then?: unknown };
+      comeAndGo?: { method?: unknown; url?: unknown; status?: unknown; again?: unknown };
     };
     const blockedBy = Array.isArray(meta.blockedBy)
       ? meta.blockedBy.filter((id) => typeof id === 'string')
@@ -318,16 +318,16 @@ function slowAnswersOf(test: TestCase): SlowAnswers | undefined {
 
 /** A 5xx the test met that the same request, sent again, did not get (task.meta.comeAndGo), well-formed. */
 function comeAndGoOf(
-  seen: { method?: unknown; url?: unknown; status?: unknown; then?: unknown } | undefined,
+  seen: { method?: unknown; url?: unknown; status?: unknown; again?: unknown } | undefined,
 ): Pick<CheckOutcome, 'comeAndGo'> {
   if (
     typeof seen?.method !== 'string' ||
     typeof seen.url !== 'string' ||
     typeof seen.status !== 'number' ||
-    typeof seen.then !== 'number'
+    typeof seen.again !== 'number'
   )
     return {};
-  return { comeAndGo: { method: seen.method, url: seen.url, status: seen.status, then: seen.then } };
+  return { comeAndGo: { method: seen.method, url: seen.url, status: seen.status, again: seen.again } };
 }
 
 /** The evidence a blocked check left in task.meta.blockedEvidence, as a Failure. */

@@ -52,7 +52,7 @@ declare module 'vitest' {
      * A 5xx the test met that the same request, sent again, did not get (second-opinion.ts): the
      * deployment fails now and then; the test is blocked by ANY-NO-5XX, whose failure names it.
      */
-    comeAndGo?: { method: string; url: string; status: number; then: number };
+    comeAndGo?: { method: string; url: string; status: number; again: number };
     /** The test was not judged: these requirements' failures block it (its skip note says how). */
     blockedBy?: string[];
     /** What a blocked test needed, what came back, and the curl line (masked). */

@@ -28,7 +28,7 @@ export interface ComeAndGo {
   readonly url: string;
   readonly status: number;
   /** What the same request got when sent again. */
-  readonly then: number;
+  readonly again: number;
 }
 
 /**
@@ -68,7 +68,7 @@ export async function secondOpinion(
   for (let i = 0; i < AGAIN; i++) {
     const again = await api.request(met.method, resend.url, resend.options).catch(() => undefined);
     if (again === undefined || again.status >= 500) continue;
-    const comeAndGo = { method: met.method, url: met.url, status: met.status!, then: again.status };
+    const comeAndGo = { method: met.method, url: met.url, status: met.status!, again: again.status };
     const why = `sent again, the same request was answered ${again.status}: the ${met.status} was not this request's, and ${NO_5XX} judges it`;
     if (isBlocked(thrown))
       return { thrown: new Blocked([NO_5XX], thrown.needed, thrown.evidence, thrown.received), comeAndGo };
