@@ -12,7 +12,14 @@ import { type BaselineOutcome, judgedAny, type RunRecord } from '../record/recor
 import { checkedText, type RerunItem, type RerunOutcome } from '../record/rerun.ts';
 import { EXCLUDED, isBlockedResult, NOT_SELECTED, type RequirementResult } from '../record/rollup.ts';
 import { trafficOf, trafficText } from '../record/traffic.ts';
-import { byCause, byOperation, failedChecksText, operationLabel, UNJUDGED_CAUSE } from '../record/views.ts';
+import {
+  byCause,
+  byOperation,
+  failedChecksText,
+  inFixOrder,
+  operationLabel,
+  UNJUDGED_CAUSE,
+} from '../record/views.ts';
 import type { Writer } from './writer.ts';
 
 /**
@@ -99,7 +106,8 @@ export function endLines(
     );
   if (excluded > 0) out.push(p.dim(`${excluded} more requirements ${EXCLUDED}`), '');
 
-  const failed = rollUp.results.filter((r) => r.status === 'failed');
+  // From the top: a failure that keeps others from being judged before those it explains.
+  const failed = inFixOrder(rollUp.results);
   const causes = byCause(rollUp.results);
   if (failed.length > 0) {
     out.push(p.bold(`Failures (${failed.length}), each with what it blocks`), '');

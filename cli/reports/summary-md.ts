@@ -11,7 +11,7 @@ import type { RerunOutcome } from '../record/rerun.ts';
 import { isBlockedResult, type RequirementResult } from '../record/rollup.ts';
 import type { OperationTimes } from '../record/timings.ts';
 import { trafficOf, trafficText } from '../record/traffic.ts';
-import { byCause, optionsText, UNJUDGED_CAUSE } from '../record/views.ts';
+import { byCause, inFixOrder, optionsText, UNJUDGED_CAUSE } from '../record/views.ts';
 import type { Writer } from './writer.ts';
 
 /** summary.md, for every run: one that could not judge says why. */
@@ -26,7 +26,8 @@ export const summaryMdFile: Writer = {
 export function summaryMarkdown(run: RunRecord, reportDir: string): string {
   const { rollUp, config } = run;
   const conformant = rollUp.verdict === 'conformant';
-  const failed = rollUp.results.filter((r) => r.status === 'failed');
+  // From the top: a failure that keeps others from being judged before those it explains.
+  const failed = inFixOrder(rollUp.results);
   if (run.error !== undefined && !judgedAny(run)) {
     return [
       '## petstore-conformance: ⚠️ could not judge',
