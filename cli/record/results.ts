@@ -91,6 +91,17 @@ export interface TestOutcome {
    * A 5xx it met that the same request, sent again, did not get (task.meta.comeAndGo): the deployment
    * fails now and then, and the test is blocked by ANY-NO-5XX.
    */
+  /**
+   * The run saw the deployment answer from more than one store (a pet it created found by one show
+   * and not by another): the first answer that shows it (task.meta.moreThanOneStore), masked.
+   */
+  readonly moreThanOneStore?: {
+    readonly expected: string;
+    readonly received: string;
+    readonly reproduce: string;
+  };
+  /** Failed on an answer about a pet the run created: with more than one store, that explains it. */
+  readonly aboutCreatedPet?: true;
   readonly comeAndGo?: {
     readonly method: string;
     readonly url: string;

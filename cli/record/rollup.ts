@@ -44,6 +44,9 @@ function gatesResult(r: Pick<RequirementResult, 'level'>, strict: boolean): bool
   return gates(r.level, strict);
 }
 
+/** The requirement a deployment answering from more than one store fails: a pet created is then shown. */
+const STORES_ID = 'CREATE-PERSISTED';
+
 /** The cause that rate limits are not judged for (RateLimited, suites/harness/evidence/errors.ts). */
 export const RATE_LIMIT = 'rate-limit';
 
@@ -104,6 +107,8 @@ export function rollUp(
   );
   // A 5xx that the same request, sent again, did not get: the deployment fails now and then.
   const comeAndGo = outcomes.find((o) => o.comeAndGo !== undefined)?.comeAndGo;
+  // A pet found by one show and not by another: more than one store answers (STORES_ID's).
+  const stores = outcomes.find((o) => o.moreThanOneStore !== undefined)?.moreThanOneStore;
   const findings = outcomes.flatMap((o) =>
     (o.findings ?? []).map((f) => ({ ...f, checking: o.requirementId ?? o.name })),
   );
@@ -158,6 +163,34 @@ export function rollUp(
         expected,
         received,
         reproduce,
+        gating: gates(r.level, options.strict),
+      };
+    }
+    if (stores !== undefined && r.id === STORES_ID) {
+      // More than one store behind the address: named once, here, whatever its own checks met.
+      return {
+        ...base,
+        status: 'failed',
+        message: describeFailure({ message: stores.received, ...stores }),
+        expected: stores.expected,
+        received: stores.received,
+        reproduce: stores.reproduce,
+        gating: gates(r.level, options.strict),
+      };
+    }
+    const failedOnStores =
+      failed.length > 0 && stores !== undefined && failed.every((t) => t.aboutCreatedPet);
+    if (failedOnStores) {
+      // Its checks failed on pets the run created, which one store kept and another did not.
+      const evidence = failed.flatMap((t) => t.failures)[0];
+      return {
+        ...base,
+        status: 'skipped',
+        blockedBy: [STORES_ID],
+        message: `blocked by ${STORES_ID}: ${evidence?.received ?? describeFailure(evidence)} (the deployment answers from more than one store)`,
+        ...(evidence?.expected === undefined ? {} : { expected: evidence.expected }),
+        ...(evidence?.received === undefined ? {} : { received: evidence.received }),
+        ...(evidence?.reproduce === undefined ? {} : { reproduce: evidence.reproduce }),
         gating: gates(r.level, options.strict),
       };
     }

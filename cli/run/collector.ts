@@ -116,6 +116,8 @@ export class OutcomeCollector implements Reporter {
       rateLimited?: { message?: unknown; paceRate?: unknown };
       notJudged?: { cause?: unknown; message?: unknown };
       comeAndGo?: { method?: unknown; url?: unknown; status?: unknown; again?: unknown };
+      moreThanOneStore?: { expected?: unknown; received?: unknown; reproduce?: unknown };
+      aboutCreatedPet?: unknown;
     };
     const blockedBy = Array.isArray(meta.blockedBy)
       ? meta.blockedBy.filter((id) => typeof id === 'string')
@@ -158,6 +160,18 @@ export class OutcomeCollector implements Reporter {
         ? { notJudged: { cause: meta.notJudged.cause, message: meta.notJudged.message } }
         : {}),
       ...comeAndGoOf(meta.comeAndGo),
+      ...(typeof meta.moreThanOneStore?.expected === 'string' &&
+      typeof meta.moreThanOneStore.received === 'string' &&
+      typeof meta.moreThanOneStore.reproduce === 'string'
+        ? {
+            moreThanOneStore: {
+              expected: meta.moreThanOneStore.expected,
+              received: meta.moreThanOneStore.received,
+              reproduce: meta.moreThanOneStore.reproduce,
+            },
+          }
+        : {}),
+      ...(meta.aboutCreatedPet === true ? { aboutCreatedPet: true as const } : {}),
     };
     let outcome: CheckOutcome;
     if (result.state === 'failed') {

@@ -2,12 +2,13 @@
  * Every variant, in a stable order: the faulty ones by operation (list, create, show, then those
  * across operations, then faults of time, then faults combined, then faults of kinds the checks were
  * not written against, then faults of the HTTP surface a fault writer found, then faults of JSON
- * readers, key guards and races on one id, then faults of long-lived servers), the conformant ones, the hostile ones. Names are unique across all.
+ * readers, key guards and races on one id, then faults of long-lived servers and of servers as deployed), the conformant ones, the hostile ones. Names are unique across all.
  */
 import { conformantVariants } from './conformant.ts';
 import { combinedVariants } from './faulty/combined.ts';
 import { createVariants } from './faulty/create.ts';
 import { crossVariants } from './faulty/cross.ts';
+import { fieldVariants } from './faulty/field.ts';
 import { listVariants } from './faulty/list.ts';
 import { livedConformantVariants, livedHostileVariants, livedVariants } from './faulty/lived.ts';
 import { minefieldVariants } from './faulty/minefield.ts';
@@ -34,6 +35,7 @@ export const variants: Variant[] = [
   ...surfaceVariants,
   ...minefieldVariants,
   ...livedVariants,
+  ...fieldVariants,
   ...conformantVariants,
   ...livedConformantVariants,
   ...limitedVariants,

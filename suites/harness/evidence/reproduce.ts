@@ -58,3 +58,20 @@ function freshLike(id: bigint): bigint {
   if (id < INT64_MIN) return INT64_MIN - 1n - freshId();
   return freshId(id);
 }
+
+/** How many times a script of answers that differ sends its request before it gives up. */
+const TRIES = 10;
+
+/**
+ * The few lines that show a request answered two ways, which one curl cannot: the request sent up to
+ * TRIES times, each curl on a connection of its own, and the first answer of each status printed,
+ * `last` last (a deployment answering from more than one store finds a pet on some connections only).
+ */
+export function answeredBothWays(curl: string, first: number, last: number, said: string): string {
+  return [
+    '#!/bin/sh',
+    `# ${said.replace(/[\r\n]+/g, ' ')}`,
+    `# One request cannot show it: the request is sent up to ${TRIES} times, each on a connection of its own, and the first ${first} and the first ${last} are printed.`,
+    `a=; b=; i=0; while [ "$i" -lt ${TRIES} ] && { [ -z "$a" ] || [ -z "$b" ]; }; do i=$((i + 1)); out=$(${curl}); case "$(printf '%s\\n' "$out" | head -n 1)" in 'HTTP/'*' ${first} '*) a=\${a:-$out} ;; 'HTTP/'*' ${last} '*) b=\${b:-$out} ;; esac; done; printf '%s\\n' "$a" "$b"`,
+  ].join('\n');
+}

@@ -6,6 +6,7 @@ import type { SentRequest } from '../evidence/exchange.ts';
 import { clip, shownUrl, toCurl } from '../evidence/exchange.ts';
 import type { Finding } from '../evidence/finding.ts';
 import { exactInteger, INT64_MAX, INT64_MIN, isExactNumber, parseBody } from '../evidence/json.ts';
+import { answeredBothWays } from '../evidence/reproduce.ts';
 import { pathAndQuery, splitUrl } from '../evidence/url.ts';
 
 /*
@@ -83,6 +84,9 @@ interface Entry {
   unknown?: string;
   /** Read-only: the fields first seen, and where. */
   seen?: { readonly fields: PetFields; readonly where: string };
+  /** A pet the run created: the first show that found it (200), and the first that did not (404). */
+  found?: Watch;
+  lost?: Watch;
 }
 
 /** A request the model follows, from its sending to its answer. */
@@ -191,6 +195,8 @@ export class Model {
   private readonly entries = new Map<string, Entry>();
   /** The first create refused for want of room (RoomRefusal), when one was. */
   private room?: RoomRefusal;
+  /** The first answer no one store gives (stores()), when one came. */
+  private manyStores?: Finding;
   private clock = 0;
   /** When a create was last answered: what was judged before may be judged otherwise now. */
   private lastCreateAnswered = 0;
@@ -340,6 +346,11 @@ export class Model {
     if (asked === undefined || shownId === undefined) return undefined;
     const pet = value as Record<string, unknown>;
     if (this.isCreated(asked, w.sentAt)) {
+      if (shownId === asked) {
+        const entry = this.entryOf(asked);
+        entry.found ??= w;
+        if (entry.lost !== undefined) this.stores(w, entry.lost, asked, 'found');
+      }
       if (shownId !== asked) {
         const beyond = BigInt(asked) >= TWO_TO_53 || BigInt(asked) <= -TWO_TO_53;
         return this.finding(w, beyond ? 'CREATE-INT64-EXACT' : 'SHOW-OK', {
@@ -370,6 +381,12 @@ export class Model {
   private judgeMissing(w: Watch): Finding | undefined {
     const asked = w.id !== undefined && int64Digits(integerOfDigits(w.id)) === w.id ? w.id : undefined;
     if (asked === undefined || !this.isCreated(asked, w.sentAt)) return undefined;
+    const entry = this.entryOf(asked);
+    entry.lost ??= w;
+    if (entry.found !== undefined) {
+      this.stores(w, entry.found, asked, 'lost');
+      return undefined;
+    }
     const created = this.createdBefore(asked, w.sentAt);
     const alone = created.find((a) => !a.overlapped);
     const by = alone ?? created[created.length - 1]!;
@@ -381,8 +398,45 @@ export class Model {
       createdBy: by,
       petId: asked,
       // Lost among others: a fault of concurrency, unless the server loses pets created alone too.
-      ...(alone ? {} : { unless: ['CREATE-PERSISTED'] }),
+      // A negative id not found: a class of ids the server never routes, unless SHOW-OK shows pets
+      // with such ids (its own check creates one of each sign and shows both).
+      ...unlessOf(alone ? [] : ['CREATE-PERSISTED'], asked),
     });
+  }
+
+  /**
+   * A pet the run created, found by one show and not by another, each after its create was answered:
+   * no one store answers so. The deployment answers from more than one (workers with a store each,
+   * replicas out of step): CREATE-PERSISTED's, named once by the roll-up, which blocks by it what that
+   * explains (moreThanOneStore()). The first such answer is kept as its evidence.
+   */
+  private stores(w: Watch, other: Watch, id: string, now: 'found' | 'lost'): void {
+    const where = (x: Watch) => `${x.sent.method} ${pathAndQuery(shownUrl(x.sent))}`;
+    const said =
+      'the deployment answers from more than one store (workers or replicas that do not share their pets)';
+    if (this.manyStores) return;
+    const found = this.finding(w, 'CREATE-PERSISTED', {
+      expected: `pet ${id}, which this run created, shown by every show after its create was answered`,
+      received:
+        now === 'found'
+          ? `200 with the pet, though ${where(other)} answered 404 for it before: ${said}`
+          : `404, though ${where(other)} answered 200 with it before: ${said}`,
+      petId: id,
+    });
+    // One show cannot show two stores: the few lines that send it until both answers came.
+    const [first, last] = now === 'found' ? [404, 200] : [200, 404];
+    const reproduce = answeredBothWays(
+      toCurl(w.sent),
+      first,
+      last,
+      `The deployment answers from more than one store: pet ${id} was shown ${last} and ${first} by the same request.`,
+    );
+    this.manyStores = { ...found, reproduce };
+  }
+
+  /** The first answer that shows the deployment answering from more than one store, if one did. */
+  moreThanOneStore(): Finding | undefined {
+    return this.manyStores;
   }
 
   /**
@@ -656,6 +710,12 @@ function listedMemo(
     return v === undefined ? '\u0001' : typeof v === 'string' ? v : `\u0002${JSON.stringify(v)}`;
   });
   return { id: exact.id.value, signature: parts.join('\u0000') };
+}
+
+/** A lost pet's `unless`: `given`, and SHOW-OK for a negative id (a class a route may not match). */
+function unlessOf(given: readonly string[], id: string): { unless?: string[] } {
+  const all = id.startsWith('-') ? [...given, 'SHOW-OK'] : [...given];
+  return all.length === 0 ? {} : { unless: all };
 }
 
 function isSuccess(status: number | undefined): boolean {

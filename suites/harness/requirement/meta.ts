@@ -53,6 +53,13 @@ declare module 'vitest' {
      * deployment fails now and then; the test is blocked by ANY-NO-5XX, whose failure names it.
      */
     comeAndGo?: { method: string; url: string; status: number; again: number };
+    /**
+     * The run's model saw the deployment answer from more than one store (model.ts
+     * moreThanOneStore): the first answer that shows it, masked. stores.ts.
+     */
+    moreThanOneStore?: { expected: string; received: string; reproduce: string };
+    /** The test failed on an answer about a pet the run created (a show not found, its id taken). */
+    aboutCreatedPet?: boolean;
     /** The test was not judged: these requirements' failures block it (its skip note says how). */
     blockedBy?: string[];
     /** What a blocked test needed, what came back, and the curl line (masked). */

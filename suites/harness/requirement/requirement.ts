@@ -16,6 +16,7 @@ import './meta.ts';
 import { roomRefusedIn } from './not-judged.ts';
 import { endingOf, recordWhatItSaw, SkipCheck } from './outcome.ts';
 import { NO_5XX, secondOpinion } from './second-opinion.ts';
+import { recordStores } from './stores.ts';
 
 /** What a check receives. */
 export interface CheckContext {
@@ -145,6 +146,8 @@ function define(r: Requirement, row: Row | undefined, check: Check): void {
     // what it saw of other rules is not kept either (the refusals are the store's, not faults).
     const roomless = noApi ? undefined : roomRefusedIn(context.model, api.exchanges);
     if (roomless) thrown = roomless;
+    // More than one store behind the address: named once by the roll-up, from what each check saw.
+    if (!noApi) recordStores(ctx.task.meta, context.model, thrown);
     const ending = endingOf(thrown, r, api, ctx.task.meta, ctx.signal.aborted);
     recordWhatItSaw(ctx.task.meta, api, noApi || roomless !== undefined);
     if (ending.kind === 'skipped') ctx.skip(ending.reason);

@@ -27,6 +27,6 @@ export async function expectOutOfRangeRefused(
   fail(
     shown,
     `a 4xx status to the create of pet ${id}, and no pet with that id stored: an id outside int64 is refused, so none is ever kept`,
-    `POST /pets answered 409 (the id is taken), and GET /pets/${id} answered 200: ${clip(shown.text, 300)}: a create of this id was kept before this run (by an earlier run, or another client)`,
+    `GET /pets/${id} answered 200 with ${clip(shown.text, 300)}, after the create of it was refused with 409 (the id is taken): a create of this id was kept before this run (by an earlier run, or another client)`,
   );
 }

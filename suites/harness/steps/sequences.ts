@@ -417,7 +417,9 @@ class ShowCreated implements Cmd {
       const attempts = r.ctx.model
         .attemptsOf(id.toString())
         .filter((a) => a.status !== undefined && isSuccess(a.status));
-      if (attempts.some((a) => a.overlapped)) {
+      // A negative id not found may be a class the server never routes: SHOW-OK's, or the model's
+      // finding of a lost pet when SHOW-OK shows such pets (model.ts).
+      if (attempts.some((a) => a.overlapped) || id < 0n) {
         pet.state = 'unknown';
         return;
       }
