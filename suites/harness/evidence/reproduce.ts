@@ -10,8 +10,11 @@ import { INT64_MAX, INT64_MIN } from './json.ts';
  */
 const created = new Set<string>();
 
-/** The pet id a create body carries: a JSON integer, or a string of digits (which a lax server reads as one). */
-const ID_IN_BODY = /"id"\s*:\s*"?(-?\d+)/;
+/**
+ * The pet id a create body carries: a JSON integer, a string of digits (which a lax server reads as
+ * one), or the same under a key a lenient reader takes (unquoted, in single quotes).
+ */
+const ID_IN_BODY = /(?:"id"|'id'|\bid)\s*:\s*["']?(-?\d+)/;
 
 /** The curl line that reproduces a request which got `status` (undefined: no answer). */
 export function reproduceOf(sent: SentRequest, status: number | undefined): string {
@@ -38,13 +41,20 @@ export function reproducer(sent: SentRequest, status: number | undefined): () =>
   created.add(id);
   if (before) return once(() => toCurl(sent));
   return once(() => {
-    const fresh = freshLike(BigInt(id)).toString();
+    const fresh = freshDigits(id);
     const swap = (t: string) => t.replace(ID_IN_BODY, (match) => match.replace(id, fresh));
     const body = Buffer.from(swap(text));
     const bodyCommand =
       sent.bodyCommand === undefined ? {} : { bodyCommand: sent.bodyCommand.replace(id, fresh) };
     return `${toCurl({ ...sent, body, ...bodyCommand })}  # a fresh id: pet ${id} exists now`;
   });
+}
+
+/** Fresh digits for `id`, of its kind (freshLike), its leading zeros kept (a body that spells 007). */
+function freshDigits(id: string): string {
+  const zeros = /^-?(0+)\d/.exec(id)?.[1] ?? '';
+  const fresh = freshLike(BigInt(id));
+  return fresh < 0n ? `-${zeros}${-fresh}` : `${zeros}${fresh}`;
 }
 
 /**
