@@ -105,7 +105,7 @@ function define(r: Requirement, row: Row | undefined, check: Check): void {
     if (reason) ctx.skip(reason);
     // The run's first look goes out as the first check starts; each check reads it when it ends.
     if (r.id !== PREFIX_ID) void firstLook(config, exchangeLog);
-    const { context, api, budget } = await openCheck(r, caseLabel, config, ctx);
+    const { context, api, budget, aside } = await openCheck(r, caseLabel, config, ctx);
     let thrown: unknown;
     let noApi = false;
     try {
@@ -138,7 +138,7 @@ function define(r: Requirement, row: Row | undefined, check: Check): void {
     // A 5xx it failed or was blocked on, sent again: not the request's when answered otherwise then,
     // and ANY-NO-5XX's alone (second-opinion.ts).
     if (!noApi && r.id !== NO_5XX && !r.id.startsWith('AUTH-')) {
-      const opinion = await secondOpinion(api, thrown);
+      const opinion = await secondOpinion(aside, thrown);
       thrown = opinion.thrown;
       if (opinion.comeAndGo) ctx.task.meta.comeAndGo = opinion.comeAndGo;
     }
@@ -161,7 +161,7 @@ async function openCheck(
   caseLabel: string | undefined,
   config: Config,
   ctx: TestContext,
-): Promise<{ context: CheckContext; api: Client; budget: CheckBudget }> {
+): Promise<{ context: CheckContext; api: Client; budget: CheckBudget; aside: () => Client }> {
   const log = exchangeSink(exchangeLog, config.baseUrl, { requirement: r.id, check: testName(r, caseLabel) });
   const model = await runModel(config);
   const budget = new CheckBudget(
@@ -187,7 +187,10 @@ async function openCheck(
     newPet: (fields) => newPet(config, fields),
     freshId,
   };
-  return { context, api, budget };
+  // A client for what the harness sends of its own after the check (second-opinion.ts): logged and
+  // held to the model as the check's, its exchanges kept apart from the check's evidence.
+  const aside = () => new Client(config, { signal: budget.signal, model, ...(log ? { log } : {}) });
+  return { context, api, budget, aside };
 }
 
 /**

@@ -54,15 +54,18 @@ export function isExplained(value: unknown): value is Explained {
 }
 
 /**
- * What a check ended with, once a 5xx it failed or was blocked on has been sent again: blocked by
- * ANY-NO-5XX when the same request was then answered otherwise (`comeAndGo` says how), else as it was.
+ * What a check ended with, once a 5xx it failed or was blocked on has been sent again (by `client()`,
+ * made only then): blocked by ANY-NO-5XX when the same request was then answered otherwise
+ * (`comeAndGo` says how), else as it was.
  */
 export async function secondOpinion(
-  api: Client,
+  client: () => Client,
   thrown: unknown,
 ): Promise<{ thrown: unknown; comeAndGo?: ComeAndGo }> {
   const met = fiveHundredOf(thrown);
   if (met === undefined) return { thrown };
+  // A client of its own: what it sends is logged as the check's, but is not the check's evidence.
+  const api = client();
   const resend = resendable(api, met);
   if (resend === undefined) return { thrown };
   for (let i = 0; i < AGAIN; i++) {
