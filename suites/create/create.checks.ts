@@ -419,25 +419,6 @@ requirement.each(
   },
 );
 
-/** Shows of one pet sent at once (one connection each): workers behind one address each get some. */
-const SHOWS_AT_ONCE = 6;
-
-// A pet created while no other write is in flight, then shown by several shows at once, over as many
-// connections: a deployment answering from more than one store (workers with a store each) finds it
-// on some and not on others, which the run's model names (issue 35).
-requirement.each(
-  'CREATE-PERSISTED',
-  [{ case: `a pet shown by ${SHOWS_AT_ONCE} shows at once` }],
-  async (ctx) => {
-    const pet = ctx.newPet();
-    await createPet(ctx.api, pet, { alone: true });
-    const shows = Array.from({ length: SHOWS_AT_ONCE }, () => pet);
-    const shown = await Promise.all(shows.map(() => ctx.api.get(petPath(pet.id))));
-    const expected = `status 200 and the pet as created, to each of ${SHOWS_AT_ONCE} shows: ${JSON.stringify({ ...pet, id: pet.id.toString() })}`;
-    judgeAll(shown.map((res) => () => expectShownAsCreated(contract, res, pet, expected)));
-  },
-);
-
 // JSON spelled in the ways readers get wrong (harness/contract/minefield.ts): white space of every kind JSON
 // allows, the id last, keys and strings written with escapes, an escaped solidus, surrogate pairs, raw
 // UTF-8 of every length, extra properties of every type and number form. Each is a valid pet.
