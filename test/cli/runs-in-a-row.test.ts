@@ -64,6 +64,13 @@ describe.each(FAULTY)('%s, run twice against one server', (name) => {
     expect(runs[1]!.cli.code, told(runs[1]!)).toBe(runs[0]!.cli.code);
   });
 
+  test('a generated case that failed shrinks on the second run too: its replays meet the store as it is', () => {
+    const messages = ((runs[1]!.summary?.results ?? []) as { status: string; message?: string }[])
+      .filter((r) => r.status === 'failed')
+      .map((r) => r.message ?? '');
+    expect(messages.filter((m) => /not shrunk: it passed when replayed/.test(m))).toEqual([]);
+  });
+
   test("the second run's reproduce lines, pasted into sh against the server, show each failure", async () => {
     expect(await unreproduced(runs[1]!.summary)).toEqual([]);
   }, 120_000);
