@@ -11,6 +11,7 @@ import {
   fail,
   inParallel,
   integerOfText,
+  isBlocked,
   isSuccess,
   NOT_FOUND_AFTER_CREATE,
   petPath,
@@ -46,6 +47,9 @@ requirement('SHOW-OK', async (ctx) => {
   if (pet && value.name !== pet.name) fail(res, expected);
 });
 
+/** Who judges a create refused for its id's sign or size: its rows of -1 and -2^63. */
+const REFUSES_SUCH_IDS = 'CREATE-INT64-EXACT';
+
 // A class of ids a server never routes (a Flask route <int:id> matches no negative id) keeps pets it
 // stores from being shown: a pet with a positive id and one with a negative id, each created and
 // shown (again alone, if lost among other creates). One not found where the other is shown is this
@@ -56,15 +60,22 @@ requirement.each(
   [{ case: 'a pet with a positive id and one with a negative id, each shown', needs: ['write'] }],
   async (ctx) => {
     const classes = [
-      { label: 'a positive id', id: () => ctx.freshId() },
-      { label: 'a negative id', id: () => ctx.freshId(-(2n ** 52n)) },
+      { label: 'a positive id', id: () => ctx.freshId(), refusedBy: ['CREATE-OK'] },
+      { label: 'a negative id', id: () => ctx.freshId(-(2n ** 52n)), refusedBy: [REFUSES_SUCH_IDS] },
     ];
     const shown = await inParallel(classes, classes.length, async (c) => {
-      // A server that refuses such an id fails CREATE-INT64-EXACT (its rows of -1 and -2^63).
-      const made = await createAndShowKept(ctx, () => ctx.newPet({ id: c.id() }), {
-        refusedBy: ['CREATE-INT64-EXACT'],
-      });
-      return { ...c, ...made };
+      try {
+        const made = await createAndShowKept(ctx, () => ctx.newPet({ id: c.id() }), {
+          refusedBy: c.refusedBy,
+        });
+        return { ...c, ...made };
+      } catch (error) {
+        // A server that refuses such an id fails CREATE-INT64-EXACT (its rows of -1 and -2^63): no
+        // pet of the class to show, so nothing for this row to judge.
+        if (isBlocked(error) && error.by.includes(REFUSES_SUCH_IDS))
+          ctx.skip(`a pet with ${c.label} was refused (${error.received}): CREATE-INT64-EXACT judges that`);
+        throw error;
+      }
     });
     const found = shown.filter(({ shown: res }) => res.status === 200);
     const lost = shown.filter(({ shown: res }) => res.status === 404);
