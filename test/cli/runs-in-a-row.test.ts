@@ -76,6 +76,28 @@ describe.each(FAULTY)('%s, run twice against one server', (name) => {
   }, 120_000);
 });
 
+describe('an out-of-range id kept by an earlier run', () => {
+  test('is looked at when the second run gets 409 for it: the id shown is the fault, with that evidence', async () => {
+    const server = await startLived(variantNamed('out-of-range-kept'));
+    try {
+      await runAgainst(server.url, ['--only', 'CREATE-ID-OUT-OF-RANGE']);
+      const second = await runAgainst(server.url, ['--only', 'CREATE-ID-OUT-OF-RANGE']);
+      const result = (
+        second.summary.results as { id: string; status: string; received?: string; reproduce?: string }[]
+      ).find((r) => r.id === 'CREATE-ID-OUT-OF-RANGE');
+      expect(result?.status, told(second)).toBe('failed');
+      expect(result?.received).toMatch(
+        /^GET \/pets\/9223372036854775808 answered 200 with .*, after the create of it was refused with 409 \(the id is taken\): a create of this id was kept before this run/,
+      );
+      expect(result?.reproduce).toMatch(
+        /^curl -i -sS .*'http:\/\/127\.0\.0\.1:\d+\/v1\/pets\/9223372036854775808'$/,
+      );
+    } finally {
+      await server.close();
+    }
+  }, 240_000);
+});
+
 describe('the reference, and the reference busy with 3000 pets of other clients, run twice each', () => {
   for (const name of ['busy-store']) {
     test(`${name}: conformant both times, with nothing failed or blocked`, async () => {
