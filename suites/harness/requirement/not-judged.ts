@@ -11,10 +11,10 @@ import { redact } from '../evidence/redact.ts';
 import type { Model } from '../model/model.ts';
 
 /**
- * The causes a check is not judged for, as the roll-up groups them: a key the deployment asks for
- * and the run was not given, a store that takes no more pets, a deployment that stopped answering.
+ * The causes a check is not judged for, as the roll-up groups them (any cause is named once there):
+ * a key the deployment asks for and the run was not given, a store that takes no more pets.
  */
-export type NotJudgedCause = 'api-key' | 'store-full' | 'no-answer';
+export type NotJudgedCause = 'api-key' | 'store-full';
 
 export class NotJudged extends Error {
   constructor(
