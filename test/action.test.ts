@@ -233,7 +233,7 @@ describe('the check step', () => {
     const r = runs.unreachable!;
     expect(r.result.code, shown(r)).toBe(2);
     expect(r.summary).toContain('could not judge');
-    expect(r.outputs).toMatchObject({ 'exit-code': '2', verdict: 'non-conformant' });
+    expect(r.outputs).toMatchObject({ 'exit-code': '2', verdict: 'could-not-judge' });
     expect(r.result.stdout).toMatch(
       /^::error title=petstore-conformance::could not judge: target unreachable: /m,
     );

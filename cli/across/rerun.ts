@@ -89,7 +89,7 @@ export interface RerunPlan {
 export function planRerun(file: string, summary: Summary, given: readonly string[]): RerunPlan {
   if (summary.error !== undefined) {
     throw new RerunError(
-      `${file}: that run could not judge (${summary.error}); there are no failures to rerun: run it again in full`,
+      `${file}: that run could not judge (${summary.error}); what it left unjudged is not a failure to rerun: run it again in full, as its reason says`,
     );
   }
   const catalog = loadCatalog();

@@ -55,7 +55,7 @@ export interface Summary {
     /** --expected, as given. */
     readonly expected?: string;
   };
-  readonly verdict: 'conformant' | 'non-conformant';
+  readonly verdict: 'conformant' | 'non-conformant' | 'could-not-judge';
   /** The run could not judge: why. */
   readonly error?: string;
   readonly totals: { readonly passed: number; readonly failed: number; readonly skipped: number };
@@ -117,7 +117,7 @@ const SCHEMA = {
         expected: { type: 'string' },
       },
     },
-    verdict: { enum: ['conformant', 'non-conformant'] },
+    verdict: { enum: ['conformant', 'non-conformant', 'could-not-judge'] },
     error: { type: 'string' },
     totals: {
       type: 'object',

@@ -48,14 +48,26 @@ export function paceLine(config: Pick<Config, 'rateLimit'>, selected: number, to
   return `pace:    at most ${config.rateLimit} requests a second (--rate-limit): about ${requests} requests, at least ${seconds} s`;
 }
 
+/** What a requirement's checks so far come to, as its progress line marks it. */
+type Mark = 'failed' | 'blocked' | 'not judged' | 'passed' | 'skipped';
+
 /**
- * Progress by requirement: one line when every check of a requirement has finished, counted against
- * the requirements selected, a total known before the first check runs. Provisional: the roll-up
- * decides (a 5xx seen elsewhere still fails ANY-NO-5XX).
+ * Progress by requirement: one line when every check of a requirement collected so far has finished,
+ * counted against the requirements selected, a total known before the first check runs. Each
+ * requirement is counted once: the suite files are collected one after another, and a requirement
+ * whose later file holds more of its checks (CREATE-PERSISTED's that create alone run in the second)
+ * is not counted again; its line is printed again, with its first count, only when those checks
+ * change its mark. A cause that keeps checks from being judged (a key not given, a full store) is
+ * printed once, with the first requirement it keeps unjudged: the end of the run names it. Provisional:
+ * the roll-up decides (a 5xx seen elsewhere still fails ANY-NO-5XX).
  */
 export class Progress {
   private readonly expected = new Map<string, number>();
   private readonly finished = new Map<string, TestOutcome[]>();
+  /** Each requirement counted so far: its count and the mark its line showed. */
+  private readonly shown = new Map<string, { count: number; mark: Mark }>();
+  /** The causes of checks not judged, by their message, already printed once. */
+  private readonly causesShown = new Set<string>();
   private done = 0;
 
   constructor(
@@ -76,21 +88,56 @@ export class Progress {
     const list = [...(this.finished.get(r.id) ?? []), o];
     this.finished.set(r.id, list);
     if (list.length !== this.expected.get(r.id)) return undefined;
-    this.done += 1;
-    const total = String(this.selected.length);
-    const counter = this.p.dim(`[${String(this.done).padStart(total.length)}/${total}]`);
+    const mark = markOf(list);
+    const before = this.shown.get(r.id);
+    if (before !== undefined && before.mark === mark) return undefined;
+    const count = before?.count ?? ++this.done;
+    this.shown.set(r.id, { count, mark });
+    const unjudged = list.map(unjudgedOf).find((u) => u !== undefined);
+    if (mark === 'not judged' && unjudged !== undefined) {
+      if (this.causesShown.has(unjudged.message)) return undefined;
+      this.causesShown.add(unjudged.message);
+    }
+    return this.line(r, list, mark, count);
+  }
+
+  private line(r: Requirement, list: readonly TestOutcome[], mark: Mark, count: number): string {
     const { p } = this;
-    const failed = list.filter((t) => t.state === 'failed').length;
-    const blocked = list.filter((t) => t.blockedBy !== undefined);
+    const total = String(this.selected.length);
+    const counter = p.dim(`[${String(count).padStart(total.length)}/${total}]`);
     const head = `${r.id} ${r.title}`;
     const room = this.width - total.length * 2 - 6;
-    if (failed > 0) return `${counter} ${p.red('✗')} ${clipTo(head, room)}`;
-    if (blocked.length > 0) {
-      const by = [...new Set(blocked.flatMap((t) => t.blockedBy ?? []))].join(', ');
-      return `${counter} ${p.yellow('◌')} ${clipTo(`${r.id} blocked by ${by}`, room)}`;
+    switch (mark) {
+      case 'failed':
+        return `${counter} ${p.red('✗')} ${clipTo(head, room)}`;
+      case 'blocked': {
+        const by = [...new Set(list.flatMap((t) => t.blockedBy ?? []))].join(', ');
+        return `${counter} ${p.yellow('◌')} ${clipTo(`${r.id} blocked by ${by}`, room)}`;
+      }
+      case 'not judged': {
+        const message = list.map(unjudgedOf).find((u) => u !== undefined)?.message ?? '';
+        return `${counter} ${p.yellow('◌')} ${clipTo(`${r.id} not judged: ${message}`, room)}`;
+      }
+      case 'passed':
+        return `${counter} ${p.green('✓')} ${clipTo(head, room)}`;
+      case 'skipped': {
+        const why = [...new Set(list.map((t) => t.note ?? 'skipped'))].join('; ');
+        return `${counter} ${p.dim(`- ${clipTo(`${r.id} skipped: ${why}`, room)}`)}`;
+      }
     }
-    if (list.some((t) => t.state === 'passed')) return `${counter} ${p.green('✓')} ${clipTo(head, room)}`;
-    const why = [...new Set(list.map((t) => t.note ?? 'skipped'))].join('; ');
-    return `${counter} ${p.dim(`- ${clipTo(`${r.id} skipped: ${why}`, room)}`)}`;
   }
+}
+
+/** The mark of a requirement's finished checks: a failure first, then a block, then a cause not judged. */
+function markOf(list: readonly TestOutcome[]): Mark {
+  if (list.some((t) => t.state === 'failed')) return 'failed';
+  if (list.some((t) => t.blockedBy !== undefined)) return 'blocked';
+  if (list.some((t) => unjudgedOf(t) !== undefined)) return 'not judged';
+  if (list.some((t) => t.state === 'passed')) return 'passed';
+  return 'skipped';
+}
+
+/** The cause a check was not judged for: a rate limit it could not wait out, or another (a key, a full store). */
+function unjudgedOf(t: TestOutcome): { readonly message: string } | undefined {
+  return t.rateLimited ?? t.notJudged;
 }

@@ -48,6 +48,14 @@ export function resolveBlocking(results: readonly RequirementResult[]): Requirem
     const rootedById = new Map(rooted.map((r) => [r.id, r]));
     const orphans = rooted.filter((r) => isBlockedResult(r) && blockingRoots(r, byId).length === 0);
     if (orphans.length === 0) return promoteGatingBlockers(rooted).map(withoutSuspicion);
+    // Blocked by a requirement a cause of the deployment's kept from being judged (a rate limit, a
+    // full store): not judged either, for that cause, rather than failing for a precondition.
+    const unjudged = orphans.filter((r) => unjudgedBlocker(r, rootedById) !== undefined);
+    if (unjudged.length > 0) {
+      const ids = new Set(unjudged.map((r) => r.id));
+      current = rooted.map((r) => (ids.has(r.id) ? notJudgedToo(r, unjudgedBlocker(r, rootedById)!) : r));
+      continue;
+    }
     // Those whose blockers are all settled (passed, skipped, not run) fail first; only when none is
     // left do the ones in a circle fail, and what hung on the circle is then blocked by them.
     const settled = orphans.filter((r) =>
@@ -79,6 +87,27 @@ function onCircle(r: RequirementResult, byId: ReadonlyMap<string, RequirementRes
       return walk(next);
     });
   return walk(r);
+}
+
+/** The first blocker of `r` that was not judged, when one was not. */
+function unjudgedBlocker(
+  r: RequirementResult,
+  byId: ReadonlyMap<string, RequirementResult>,
+): RequirementResult | undefined {
+  return (r.blockedBy ?? []).map((id) => byId.get(id)).find((b) => b?.notJudged !== undefined);
+}
+
+/** A blocked requirement whose blocker was not judged: not judged for the blocker's cause. */
+function notJudgedToo(r: RequirementResult, blocker: RequirementResult): RequirementResult {
+  const { blockedBy: _by, ownFault: _fault, expected: _e, received: _r, ...rest } = r;
+  const cause = blocker.notJudged!;
+  return {
+    ...rest,
+    status: 'skipped',
+    message: `not judged: it needs ${blocker.id}, which was not judged (${cause.message})`,
+    notJudged: cause,
+    gating: false,
+  };
 }
 
 /** A blocked requirement that no failed requirement explains: its check met a failure of its own. */

@@ -67,6 +67,15 @@ export interface CheckOutcome extends TestOutcome {
   readonly startedAt?: number;
 }
 
+/**
+ * Whether the run's checks ran and were judged, every requirement or not (could not judge some: a
+ * rate limit, a key not given, a full store; `error` says why): its reports then show what it judged.
+ * A run stopped before its checks, or whose suite broke, has only its reason to report.
+ */
+export function judgedAny(record: Pick<RunRecord, 'checks' | 'error'>): boolean {
+  return record.error === undefined || record.checks !== undefined;
+}
+
 /** The report folder's sub-folder of Allure results. */
 export const ALLURE_RESULTS = 'allure-results';
 
@@ -121,8 +130,8 @@ export function catalogIdentity(
 }
 
 /**
- * The record of a run that could not judge (exit 2 after the options parsed): summary.json says
- * "non-conformant" with the reason in `error` and every requirement skipped "could not judge: …".
+ * The record of a run that could not judge anything (exit 2 after the options parsed): summary.json
+ * says "could-not-judge" with the reason in `error` and every requirement skipped "could not judge: …".
  */
 export function cannotJudgeRecord(input: {
   readonly version: string;
@@ -157,7 +166,7 @@ export function cannotJudgeRecord(input: {
 
 /**
  * The roll-up of a run that could not judge: every requirement skipped with the reason, totals zero,
- * and the verdict non-conformant, so that a gate never reads a run that judged nothing as conformant.
+ * and the verdict could-not-judge, which no gate reads as conformant.
  */
 function cannotJudgeRollUp(requirements: readonly Requirement[], reason: string): RollUp {
   return {
@@ -172,8 +181,9 @@ function cannotJudgeRollUp(requirements: readonly Requirement[], reason: string)
       tests: { passed: 0, failed: 0, skipped: 0 },
       durationMs: 0,
     })),
-    verdict: 'non-conformant',
+    verdict: 'could-not-judge',
     rateLimited: [],
+    notJudged: [],
     totals: { passed: 0, failed: 0, skipped: 0, blocked: 0 },
     unjudged: [],
     suiteWarnings: [],

@@ -82,6 +82,39 @@ export interface TestOutcome {
    * and the requests a second the run's pace was down to then, when it had been cut.
    */
   readonly rateLimited?: { readonly message: string; readonly paceRate?: number };
+  /**
+   * Not judged: a cause of the deployment's that no requirement's rule names kept it from judging
+   * (task.meta.notJudged; suites/harness/requirement/not-judged.ts): which cause, and what it met, masked.
+   */
+  readonly notJudged?: NotJudgedCause;
+  /**
+   * A 5xx it met that the same request, sent again, did not get (task.meta.comeAndGo): the deployment
+   * fails now and then, and the test is blocked by ANY-NO-5XX.
+   */
+  /**
+   * The run saw the deployment answer from more than one store (a pet it created found by one show
+   * and not by another): the first answer that shows it (task.meta.moreThanOneStore), masked.
+   */
+  readonly moreThanOneStore?: {
+    readonly expected: string;
+    readonly received: string;
+    readonly reproduce: string;
+  };
+  /** Failed on an answer about a pet the run created: with more than one store, that explains it. */
+  readonly aboutCreatedPet?: true;
+  readonly comeAndGo?: {
+    readonly method: string;
+    readonly url: string;
+    readonly status: number;
+    readonly again: number;
+  };
+}
+
+/** A cause that keeps checks from being judged, and what the deployment did, in one line. */
+export interface NotJudgedCause {
+  /** 'rate-limit', 'api-key', 'store-full', …: the run names each cause once. */
+  readonly cause: string;
+  readonly message: string;
 }
 
 export interface RequirementResult {
@@ -105,6 +138,11 @@ export interface RequirementResult {
    * Not written to any report: once blocking is resolved it is either a failure or a block.
    */
   readonly ownFault?: string;
+  /**
+   * Not judged (status skipped, message "not judged: …"): the cause that kept its checks from
+   * judging. A gating requirement not judged leaves the run's verdict could-not-judge.
+   */
+  readonly notJudged?: NotJudgedCause;
   /** Failed or blocked: whether this decides the verdict (MUST; SHOULD with --strict). */
   readonly gating: boolean;
   readonly tests: { readonly passed: number; readonly failed: number; readonly skipped: number };
@@ -114,9 +152,16 @@ export interface RequirementResult {
   readonly retried?: Flakiness['retried'];
 }
 
+/**
+ * conformant: no gating requirement failed or blocked, and every gating one judged; non-conformant:
+ * a gating one failed or is blocked (whatever was left unjudged); could-not-judge: none failed, and a
+ * cause of the deployment's (a rate limit, a key not given, a full store) kept gating ones unjudged.
+ */
+export type Verdict = 'conformant' | 'non-conformant' | 'could-not-judge';
+
 export interface RollUp {
   readonly results: readonly RequirementResult[];
-  readonly verdict: 'conformant' | 'non-conformant';
+  readonly verdict: Verdict;
   /** `skipped` counts every skipped requirement, the blocked ones included; `blocked` counts those. */
   readonly totals: {
     readonly passed: number;
@@ -133,6 +178,11 @@ export interface RollUp {
   readonly rateLimited: readonly string[];
   /** The lowest pace (requests a second) the run was down to when the rate limit kept a check from an answer. */
   readonly rateLimitedPace?: number;
+  /**
+   * Gating requirements a cause of the deployment's kept from being judged (the rate limit's among
+   * them), in catalog order: with no gating failure, the run could not judge.
+   */
+  readonly notJudged: readonly string[];
   /** Problems of the suite that do not stop the verdict (tests without or with an unknown id). */
   readonly suiteWarnings: readonly string[];
 }

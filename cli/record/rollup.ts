@@ -7,31 +7,57 @@ import { EXCLUDED, NOT_SELECTED, selectionSkipReason } from '../../catalog/selec
 import { pathAndQuery } from '../../suites/harness/evidence/url.ts';
 import { resolveBlocking } from './blocking.ts';
 import { flakinessOf } from './flaky.ts';
+import { untilFiveHundred } from './intermittent.ts';
 import {
   describeFailure,
   isBlockedResult,
   NO_5XX_ID,
+  type NotJudgedCause,
   type RequirementResult,
   type RollUp,
   type Status,
   type TestOutcome,
+  type Verdict,
 } from './results.ts';
 import { RESPONSE_TIME_ID, slowAnswerFailure } from './slow.ts';
 
 export type {
   Failure,
   Finding,
+  NotJudgedCause,
   RequirementResult,
   RollUp,
   ServerErrorSeen,
   Status,
   TestOutcome,
+  Verdict,
 } from './results.ts';
 export { describeFailure, EXCLUDED, isBlockedResult, NO_5XX_ID, NOT_SELECTED };
 
 /** Whether a failure of this level fails the run. */
 export function gates(level: Level, strict: boolean): boolean {
   return level === 'MUST' || (level === 'SHOULD' && strict);
+}
+
+/** Whether a result's level gates the run. */
+function gatesResult(r: Pick<RequirementResult, 'level'>, strict: boolean): boolean {
+  return gates(r.level, strict);
+}
+
+/** The requirement a deployment answering from more than one store fails: a pet created is then shown. */
+const STORES_ID = 'CREATE-PERSISTED';
+
+/** The cause that rate limits are not judged for (RateLimited, suites/harness/evidence/errors.ts). */
+export const RATE_LIMIT = 'rate-limit';
+
+/**
+ * The cause that kept a requirement's checks from being judged, when one did: a rate limit it could
+ * not wait out, or another of the deployment's (a key not given, a full store).
+ */
+function notJudgedBy(tests: readonly TestOutcome[]): NotJudgedCause | undefined {
+  const limited = tests.find((t) => t.rateLimited !== undefined)?.rateLimited;
+  if (limited !== undefined) return { cause: RATE_LIMIT, message: limited.message };
+  return tests.find((t) => t.notJudged !== undefined)?.notJudged;
 }
 
 /**
@@ -74,10 +100,15 @@ export function rollUp(
 
   const unjudged: string[] = [];
   const rateLimited: string[] = [];
+  const notJudged: string[] = [];
   let rateLimitedPace: number | undefined;
   const fiveHundreds = outcomes.flatMap((o) =>
     (o.serverErrors ?? []).map((e) => ({ ...e, checking: o.requirementId ?? o.name })),
   );
+  // A 5xx that the same request, sent again, did not get: the deployment fails now and then.
+  const comeAndGo = outcomes.find((o) => o.comeAndGo !== undefined)?.comeAndGo;
+  // A pet found by one show and not by another: more than one store answers (STORES_ID's).
+  const stores = outcomes.find((o) => o.moreThanOneStore !== undefined)?.moreThanOneStore;
   const findings = outcomes.flatMap((o) =>
     (o.findings ?? []).map((f) => ({ ...f, checking: o.requirementId ?? o.name })),
   );
@@ -98,20 +129,68 @@ export function rollUp(
     const slow = r.id === RESPONSE_TIME_ID && failed.length === 0 ? slowAnswerFailure(outcomes) : undefined;
     if (slow !== undefined)
       return { ...base, status: 'failed', ...slow, gating: gates(r.level, options.strict) };
-    if (r.id === NO_5XX_ID && failed.length === 0 && fiveHundreds.length > 0) {
+    if (r.id === NO_5XX_ID && fiveHundreds.length > 0 && (failed.length === 0 || comeAndGo !== undefined)) {
       // A 5xx seen by any check breaks this MUST ("no request the suite sends … is answered with a 5xx").
-      const [first, ...others] = fiveHundreds as [(typeof fiveHundreds)[0], ...typeof fiveHundreds];
+      // One that comes and goes (the same request answered otherwise when sent again) is shown by the
+      // few lines that send a request until it gets one: a GET, when one was answered 5xx.
+      const ordered =
+        comeAndGo === undefined
+          ? fiveHundreds
+          : [
+              ...fiveHundreds.filter((e) => e.method === 'GET'),
+              ...fiveHundreds.filter((e) => e.method !== 'GET'),
+            ];
+      const [first, ...others] = ordered as [(typeof fiveHundreds)[0], ...typeof fiveHundreds];
+      const fails =
+        comeAndGo === undefined
+          ? ''
+          : `; the deployment fails now and then: ${comeAndGo.method} ${pathAndQuery(comeAndGo.url)}, answered ${comeAndGo.status}, was answered ${comeAndGo.again} when sent again`;
       const received = `${first.method} ${pathAndQuery(first.url)} answered ${first.status} (seen while checking ${first.checking})${
         others.length > 0 ? `; ${others.length} more 5xx seen by other checks` : ''
-      }`;
+      }${fails}`;
       const expected = 'no 5xx status to any request the suite sends';
+      const reproduce =
+        comeAndGo === undefined
+          ? first.reproduce
+          : untilFiveHundred(
+              first.reproduce,
+              `The deployment fails now and then: ${comeAndGo.method} ${pathAndQuery(comeAndGo.url)} was answered ${comeAndGo.status}, and ${comeAndGo.again} when sent again.`,
+            );
       return {
         ...base,
         status: 'failed',
         message: describeFailure({ message: received, expected, received }),
         expected,
         received,
-        reproduce: first.reproduce,
+        reproduce,
+        gating: gates(r.level, options.strict),
+      };
+    }
+    if (stores !== undefined && r.id === STORES_ID) {
+      // More than one store behind the address: named once, here, whatever its own checks met.
+      return {
+        ...base,
+        status: 'failed',
+        message: describeFailure({ message: stores.received, ...stores }),
+        expected: stores.expected,
+        received: stores.received,
+        reproduce: stores.reproduce,
+        gating: gates(r.level, options.strict),
+      };
+    }
+    const failedOnStores =
+      failed.length > 0 && stores !== undefined && failed.every((t) => t.aboutCreatedPet);
+    if (failedOnStores) {
+      // Its checks failed on pets the run created, which one store kept and another did not.
+      const evidence = failed.flatMap((t) => t.failures)[0];
+      return {
+        ...base,
+        status: 'skipped',
+        blockedBy: [STORES_ID],
+        message: `blocked by ${STORES_ID}: ${evidence?.received ?? describeFailure(evidence)} (the deployment answers from more than one store)`,
+        ...(evidence?.expected === undefined ? {} : { expected: evidence.expected }),
+        ...(evidence?.received === undefined ? {} : { received: evidence.received }),
+        ...(evidence?.reproduce === undefined ? {} : { reproduce: evidence.reproduce }),
         gating: gates(r.level, options.strict),
       };
     }
@@ -167,11 +246,13 @@ export function rollUp(
         gating: gates(r.level, options.strict),
       };
     }
-    const limited = tests.find((t) => t.rateLimited !== undefined)?.rateLimited;
-    if (limited !== undefined) {
-      // Not judged, never failed: a 429 is the deployment protecting itself, not a fault of the contract.
+    const unjudgedBy = notJudgedBy(tests);
+    if (unjudgedBy !== undefined) {
+      // Not judged, never failed: a 429 is the deployment protecting itself, a key not given or a
+      // full store no fault of the contract's; the run names the cause once (run/judge.ts).
       if (gates(r.level, options.strict)) {
-        rateLimited.push(r.id);
+        notJudged.push(r.id);
+        if (unjudgedBy.cause === RATE_LIMIT) rateLimited.push(r.id);
         for (const t of tests) {
           const pace = t.rateLimited?.paceRate;
           if (pace !== undefined) rateLimitedPace = Math.min(rateLimitedPace ?? pace, pace);
@@ -180,7 +261,8 @@ export function rollUp(
       return {
         ...base,
         status: 'skipped',
-        message: `not judged: ${limited.message}`,
+        message: `not judged: ${unjudgedBy.message}`,
+        notJudged: unjudgedBy,
         gating: false,
       };
     }
@@ -194,22 +276,36 @@ export function rollUp(
     return { ...base, status: 'skipped', message: 'no test reported on this requirement', gating: false };
   });
 
-  // Every blockedBy then names failed requirements only (cli/blocking.ts).
+  // Every blockedBy then names failed requirements only (cli/blocking.ts); a check blocked by one
+  // that was not judged is not judged either, for the same cause.
   const judged = resolveBlocking(explainedFindings(results));
+  for (const r of judged)
+    if (
+      r.notJudged !== undefined &&
+      r.blockedBy === undefined &&
+      gatesResult(r, options.strict) &&
+      !notJudged.includes(r.id)
+    )
+      notJudged.push(r.id);
   const totals = {
     passed: judged.filter((r) => r.status === 'passed').length,
     failed: judged.filter((r) => r.status === 'failed').length,
     skipped: judged.filter((r) => r.status === 'skipped').length,
     blocked: judged.filter(isBlockedResult).length,
   };
-  const verdict = judged.some((r) => (r.status === 'failed' || isBlockedResult(r)) && r.gating)
+  const order = new Map(catalog.requirements.map((r, i) => [r.id, i]));
+  notJudged.sort((a, b) => (order.get(a) ?? 0) - (order.get(b) ?? 0));
+  const verdict: Verdict = judged.some((r) => (r.status === 'failed' || isBlockedResult(r)) && r.gating)
     ? 'non-conformant'
-    : 'conformant';
+    : notJudged.length > 0
+      ? 'could-not-judge'
+      : 'conformant';
   return {
     results: judged,
     verdict,
     totals,
     unjudged,
+    notJudged,
     rateLimited,
     ...(rateLimitedPace === undefined ? {} : { rateLimitedPace }),
     suiteWarnings,

@@ -38,6 +38,25 @@ export function byCause(results: readonly RequirementResult[]): Map<string, Requ
   return causes;
 }
 
+/**
+ * The failed requirements in the order to fix them (the console's and summary.md's "from the top"):
+ * causes before consequences. One whose failure keeps others from being judged comes first (the
+ * more it blocks, the sooner), gating before not gating, then catalog order.
+ */
+export function inFixOrder(results: readonly RequirementResult[]): RequirementResult[] {
+  const causes = byCause(results);
+  const order = new Map(results.map((r, i) => [r.id, i]));
+  const blocks = (r: RequirementResult) => causes.get(r.id)?.length ?? 0;
+  return results
+    .filter((r) => r.status === 'failed')
+    .sort(
+      (a, b) =>
+        blocks(b) - blocks(a) ||
+        Number(b.gating) - Number(a.gating) ||
+        (order.get(a.id) ?? 0) - (order.get(b.id) ?? 0),
+    );
+}
+
 /** The operation a requirement belongs to, as a heading: "GET /pets (listPets)" or "any operation". */
 export function operationLabel(operation: string, operations: ReadonlyMap<string, string>): string {
   if (operation === 'any') return 'any operation';

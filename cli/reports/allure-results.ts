@@ -24,7 +24,7 @@ import { Stage, Status, type StatusDetails } from 'allure-js-commons';
 import type { RuntimeMessage } from 'allure-js-commons/sdk';
 import { createDefaultWriter, md5, ReporterRuntime } from 'allure-js-commons/sdk/reporter';
 import { excuseText } from '../record/expected.ts';
-import { ALLURE_RESULTS, type RunRecord } from '../record/record.ts';
+import { ALLURE_RESULTS, judgedAny, type RunRecord } from '../record/record.ts';
 import type { RequirementResult } from '../record/rollup.ts';
 import { operationLabel } from '../record/views.ts';
 import {
@@ -40,13 +40,16 @@ import type { Writer } from './writer.ts';
 /** Allure's severity of each level, as the checks' results carry it. */
 const SEVERITY = { MUST: 'critical', SHOULD: 'normal', MAY: 'minor' } as const;
 
-/** allure-results/ of a run that got as far as its checks; what a judged run adds to it. */
+/**
+ * allure-results/ of a run that got as far as its checks; what a run that judged anything (a
+ * could-not-judge run too: record.ts judgedAny) adds to it.
+ */
 export const allureResults: Writer = {
   name: 'allure-results/',
   write(record, { folder }) {
     if (folder === undefined) return;
     const dir = path.join(folder.dir, ALLURE_RESULTS);
-    if (record.error === undefined && record.checks !== undefined) {
+    if (judgedAny(record) && record.checks !== undefined) {
       const previous = previousStatuses(path.join(folder.dir, HISTORY_FILE));
       const runtime = new ReporterRuntime({
         writer: createDefaultWriter({ resultsDir: dir }),

@@ -15,10 +15,11 @@ export const annotations: Writer = {
   name: 'GitHub annotations',
   write(record, { annotations: wanted, console }) {
     if (!wanted) return;
-    if (record.error === undefined) {
-      const excused = new Set((record.expected?.excused ?? []).map((e) => e.id));
-      for (const line of githubAnnotations(record.rollUp, excused)) console.out(line);
-    } else if (record.internalError === undefined) console.out(githubCannotJudge(record.error));
+    // A run that could not judge every requirement keeps the failures it judged, and says why.
+    const excused = new Set((record.expected?.excused ?? []).map((e) => e.id));
+    for (const line of githubAnnotations(record.rollUp, excused)) console.out(line);
+    if (record.error !== undefined && record.internalError === undefined)
+      console.out(githubCannotJudge(record.error));
   },
 };
 

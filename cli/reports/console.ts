@@ -8,11 +8,18 @@ import { clipTo, type Paint, wrapList } from '../console/terminal.ts';
 import { NAME } from '../record/command.ts';
 import { type Excused, type ExpectedOutcome, excuseText } from '../record/expected.ts';
 import { retriedLine, retriesText } from '../record/flaky.ts';
-import type { BaselineOutcome, RunRecord } from '../record/record.ts';
+import { type BaselineOutcome, judgedAny, type RunRecord } from '../record/record.ts';
 import { checkedText, type RerunItem, type RerunOutcome } from '../record/rerun.ts';
 import { EXCLUDED, isBlockedResult, NOT_SELECTED, type RequirementResult } from '../record/rollup.ts';
 import { trafficOf, trafficText } from '../record/traffic.ts';
-import { byCause, byOperation, failedChecksText, operationLabel, UNJUDGED_CAUSE } from '../record/views.ts';
+import {
+  byCause,
+  byOperation,
+  failedChecksText,
+  inFixOrder,
+  operationLabel,
+  UNJUDGED_CAUSE,
+} from '../record/views.ts';
 import type { Writer } from './writer.ts';
 
 /**
@@ -22,7 +29,9 @@ import type { Writer } from './writer.ts';
 export const endOfRun: Writer = {
   name: 'the console',
   write(record, { console, folder }) {
-    if (record.error !== undefined) {
+    // Judged little or nothing (stopped before its checks, or most checks met one cause, a key not
+    // given): why, in one line, and nothing else; the reports hold the rest.
+    if (record.error !== undefined && !judgedMostly(record)) {
       for (const line of record.problems ?? []) console.err(line);
       const reason =
         record.internalError === undefined ? record.error : `internal error: ${record.internalError}`;
@@ -36,8 +45,22 @@ export const endOfRun: Writer = {
       for (const line of baselineLines(record.baseline, p, record.expected === undefined)) console.out(line);
     if (record.expected) for (const line of expectedLines(record.expected, p)) console.out(line);
     if (record.rerun) for (const line of rerunLines(record.rerun, p)) console.out(line);
+    // Judged in part: what it judged above, and last, why not the rest.
+    if (record.error !== undefined) console.err(`${NAME}: could not judge: ${record.error}`);
   },
 };
+
+/**
+ * Whether a run judged at least as many requirements (passed, failed or blocked) as it left unjudged:
+ * its table then says more than the one cause it could not judge the rest for.
+ */
+function judgedMostly(record: RunRecord): boolean {
+  if (!judgedAny(record)) return false;
+  const results = record.rollUp.results;
+  const judged = results.filter((r) => r.status !== 'skipped' || isBlockedResult(r)).length;
+  const unjudged = results.filter((r) => r.notJudged !== undefined).length;
+  return judged > 0 && judged >= unjudged;
+}
 
 /**
  * The end of the run: the table by operation, the failures, the verdict and where the reports are.
@@ -66,7 +89,7 @@ export function endLines(
       const line = `  ${r.id.padEnd(idWidth)}  ${r.level.padEnd(6)}  `;
       const reason =
         r.status === 'skipped' && r.message && !isBlockedResult(r)
-          ? p.dim(` ${clipTo(r.message, Math.max(20, width - line.length - 9))}`)
+          ? p.dim(` ${clipTo(r.message.replace(/^not judged: /, ''), Math.max(20, width - line.length - 9))}`)
           : '';
       out.push(`${line}${statusText(r, p, excused.get(r.id))}${reason}`);
     }
@@ -83,7 +106,8 @@ export function endLines(
     );
   if (excluded > 0) out.push(p.dim(`${excluded} more requirements ${EXCLUDED}`), '');
 
-  const failed = rollUp.results.filter((r) => r.status === 'failed');
+  // From the top: a failure that keeps others from being judged before those it explains.
+  const failed = inFixOrder(rollUp.results);
   const causes = byCause(rollUp.results);
   if (failed.length > 0) {
     out.push(p.bold(`Failures (${failed.length}), each with what it blocks`), '');
@@ -138,29 +162,37 @@ export function endLines(
 
   for (const warning of rollUp.suiteWarnings) out.push(p.yellow(`warning: ${warning}`));
   const { passed, failed: nFailed, skipped, blocked } = rollUp.totals;
+  const unjudged = rollUp.results.filter((r) => r.notJudged !== undefined).length;
+  const verdictWord = VERDICT_WORDS[rollUp.verdict];
   const verdict =
-    rollUp.verdict === 'conformant' ? p.green(p.bold('CONFORMANT')) : p.red(p.bold('NON-CONFORMANT'));
+    rollUp.verdict === 'conformant'
+      ? p.green(p.bold(verdictWord))
+      : rollUp.verdict === 'could-not-judge'
+        ? p.yellow(p.bold(verdictWord))
+        : p.red(p.bold(verdictWord));
   const gatingFailures = failed.filter((r) => r.gating).length;
   const gatingBlocked = rollUp.results.filter((r) => isBlockedResult(r) && r.gating).length;
   const gateNote =
-    rollUp.verdict === 'conformant'
-      ? nFailed > 0
-        ? ` (${nFailed} non-gating failure${nFailed === 1 ? '' : 's'}${config.strict ? '' : '; --strict makes SHOULD failures gate'})`
-        : ''
-      : ` (${[
-          gatingFailures > 0 ? `${gatingFailures} gating failure${gatingFailures === 1 ? '' : 's'}` : '',
-          gatingBlocked > 0
-            ? `${gatingBlocked} gating requirement${gatingBlocked === 1 ? '' : 's'} blocked`
-            : '',
-        ]
-          .filter(Boolean)
-          .join(', ')})`;
+    rollUp.verdict === 'could-not-judge'
+      ? ` (${rollUp.notJudged.length} gating requirement${rollUp.notJudged.length === 1 ? '' : 's'} not judged)`
+      : rollUp.verdict === 'conformant'
+        ? nFailed > 0
+          ? ` (${nFailed} non-gating failure${nFailed === 1 ? '' : 's'}${config.strict ? '' : '; --strict makes SHOULD failures gate'})`
+          : ''
+        : ` (${[
+            gatingFailures > 0 ? `${gatingFailures} gating failure${gatingFailures === 1 ? '' : 's'}` : '',
+            gatingBlocked > 0
+              ? `${gatingBlocked} gating requirement${gatingBlocked === 1 ? '' : 's'} blocked`
+              : '',
+          ]
+            .filter(Boolean)
+            .join(', ')})`;
   const flakyNote = flaky.length > 0 ? ` (${flaky.length} flaky)` : '';
-  const counts = `${passed} passed${flakyNote}, ${nFailed} failed, ${blocked} blocked, ${skipped - blocked} skipped of ${rollUp.results.length} requirements`;
+  const notJudgedNote = unjudged > 0 ? `, ${unjudged} not judged` : '';
+  const counts = `${passed} passed${flakyNote}, ${nFailed} failed, ${blocked} blocked${notJudgedNote}, ${skipped - blocked - unjudged} skipped of ${rollUp.results.length} requirements`;
   // One line when it fits the width, else the verdict above the counts.
   const oneLine = `${verdict}${gateNote}: ${counts}`;
-  const plainLength =
-    `${rollUp.verdict === 'conformant' ? 'CONFORMANT' : 'NON-CONFORMANT'}${gateNote}: ${counts}`.length;
+  const plainLength = `${verdictWord}${gateNote}: ${counts}`.length;
   out.push(
     ...(run.rerun !== undefined ? [] : plainLength <= width ? [oneLine] : [`${verdict}${gateNote}`, counts]),
     `seed ${config.seed} · ${(run.durationMs / 1000).toFixed(1)} s · target ${run.target}`,
@@ -174,12 +206,20 @@ export function endLines(
   return out;
 }
 
+/** The verdict as the console's last lines say it. */
+const VERDICT_WORDS = {
+  conformant: 'CONFORMANT',
+  'non-conformant': 'NON-CONFORMANT',
+  'could-not-judge': 'COULD NOT JUDGE',
+} as const;
+
 function statusText(r: RequirementResult, p: Paint, excused?: Excused): string {
   if (excused !== undefined) return p.yellow(`${isBlockedResult(r) ? 'blocked' : 'failed'} (expected)`);
   if (r.status === 'passed' && r.flaky)
     return `${p.green('passed')} ${p.yellow(`(flaky: ${retriesText(r.retries ?? 0)})`)}`;
   if (r.status === 'passed') return p.green('passed');
   if (isBlockedResult(r)) return p.yellow(`blocked by ${(r.blockedBy ?? []).join(', ')}`);
+  if (r.notJudged !== undefined) return p.yellow('not judged');
   if (r.status === 'skipped') return p.dim('skipped');
   return r.gating ? p.red('FAILED') : p.yellow('failed (not gating)');
 }

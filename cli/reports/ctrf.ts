@@ -6,7 +6,7 @@
  * later, as every report says; a test's start and stop are its first check's start and its last
  * check's end (record/spans.ts), within the run's.
  */
-import type { RunRecord } from '../record/record.ts';
+import { judgedAny, type RunRecord } from '../record/record.ts';
 import { isBlockedResult } from '../record/rollup.ts';
 import { lengthOf, requirementSpans, runSpan, type Span } from '../record/spans.ts';
 import { operationLabel } from '../record/views.ts';
@@ -17,7 +17,7 @@ export const CTRF_FILE = 'ctrf-report.json';
 export const ctrfReportFile: Writer = {
   name: CTRF_FILE,
   write(record, { folder }) {
-    if (record.error === undefined) folder?.write(CTRF_FILE, ctrfReport(record));
+    if (judgedAny(record)) folder?.write(CTRF_FILE, ctrfReport(record));
   },
 };
 

@@ -168,6 +168,7 @@ export class EventStream implements RunEvents {
       exitStatus: exitOf(record),
       durationMs: record.durationMs,
       ...(record.error === undefined ? {} : { error: record.error }),
+      ...(record.rollUp.notJudged.length === 0 ? {} : { notJudged: [...record.rollUp.notJudged] }),
       ...(record.baseline === undefined ? {} : { baselineGate: record.baseline.gate }),
     });
     this.ended = true;

@@ -18,7 +18,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { excuseText } from '../record/expected.ts';
-import type { RunRecord } from '../record/record.ts';
+import { judgedAny, type RunRecord } from '../record/record.ts';
 import { reportName } from './allure-overview.ts';
 import { HISTORY_FILE } from './folder.ts';
 import type { Writer } from './writer.ts';
@@ -27,7 +27,7 @@ import type { Writer } from './writer.ts';
 export const htmlReport: Writer = {
   name: 'allure-report/index.html',
   async write(record, { folder, html, console }) {
-    if (record.error !== undefined || !html || folder === undefined) return;
+    if (!judgedAny(record) || !html || folder === undefined) return;
     console.out(console.p.dim('rendering the Allure HTML report…'));
     const problem = await renderHtml(folder.dir, { record });
     if (problem === undefined) folder.adopt('allure-report/index.html');

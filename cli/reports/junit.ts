@@ -7,7 +7,7 @@
 
 import { excuseText } from '../record/expected.ts';
 import { retriedLine, retriesText } from '../record/flaky.ts';
-import type { RunRecord } from '../record/record.ts';
+import { judgedAny, type RunRecord } from '../record/record.ts';
 import type { RequirementResult } from '../record/rollup.ts';
 import { cover, lengthOf, requirementSpans, runSpan } from '../record/spans.ts';
 import { byOperation, operationLabel } from '../record/views.ts';
@@ -17,7 +17,7 @@ import type { Writer } from './writer.ts';
 export const junitXmlFile: Writer = {
   name: 'junit.xml',
   write(record, { folder }) {
-    if (record.error === undefined) folder?.write('junit.xml', junitXml(record));
+    if (judgedAny(record)) folder?.write('junit.xml', junitXml(record));
   },
 };
 

@@ -7,7 +7,7 @@
  * Written only for a run that judged and failed something.
  */
 import { KEY_VARIABLE } from '../../suites/harness/evidence/keys.ts';
-import type { RunRecord } from '../record/record.ts';
+import { judgedAny, type RunRecord } from '../record/record.ts';
 import type { RequirementResult } from '../record/rollup.ts';
 import type { Writer } from './writer.ts';
 
@@ -24,9 +24,12 @@ export const reproduceScript: Writer = {
   },
 };
 
-/** The script, or undefined when the run could not judge or nothing failed with a reproduce line. */
+/**
+ * The script, or undefined when the run judged nothing or nothing failed with a reproduce line. A run
+ * that could not judge every requirement keeps the failures it did judge.
+ */
 export function reproduceSh(run: RunRecord): string | undefined {
-  if (run.error !== undefined) return undefined;
+  if (!judgedAny(run)) return undefined;
   const failed = run.rollUp.results.filter((r) => r.status === 'failed');
   const blocks = failed.flatMap((r) => {
     const lines = reproduceLines(run, r);

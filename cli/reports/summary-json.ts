@@ -57,6 +57,8 @@ export function summaryJson(run: RunRecord): string {
     ...(run.configFile === undefined ? {} : { configFile: run.configFile }),
     verdict: rollUp.verdict,
     ...(run.error === undefined ? {} : { error: run.error }),
+    // Could not judge: the gating requirements left unjudged (the reason is `error`).
+    ...(rollUp.notJudged.length === 0 ? {} : { notJudged: [...rollUp.notJudged] }),
     totals: { ...rollUp.totals, ...(flaky > 0 ? { flaky } : {}) },
     ...(run.baseline === undefined ? {} : { baseline: baselineJson(run.baseline) }),
     ...(run.rerun === undefined ? {} : { rerun: rerunJson(run.rerun) }),

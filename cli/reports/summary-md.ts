@@ -6,12 +6,12 @@
 import { mdCell, mdCode, plural } from '../console/text.ts';
 import { type ExpectedOutcome, excuseText } from '../record/expected.ts';
 import { retriedLine, retriesText } from '../record/flaky.ts';
-import type { BaselineOutcome, RunRecord } from '../record/record.ts';
+import { type BaselineOutcome, judgedAny, type RunRecord } from '../record/record.ts';
 import type { RerunOutcome } from '../record/rerun.ts';
 import { isBlockedResult, type RequirementResult } from '../record/rollup.ts';
 import type { OperationTimes } from '../record/timings.ts';
 import { trafficOf, trafficText } from '../record/traffic.ts';
-import { byCause, optionsText, UNJUDGED_CAUSE } from '../record/views.ts';
+import { byCause, inFixOrder, optionsText, UNJUDGED_CAUSE } from '../record/views.ts';
 import type { Writer } from './writer.ts';
 
 /** summary.md, for every run: one that could not judge says why. */
@@ -26,20 +26,28 @@ export const summaryMdFile: Writer = {
 export function summaryMarkdown(run: RunRecord, reportDir: string): string {
   const { rollUp, config } = run;
   const conformant = rollUp.verdict === 'conformant';
-  const failed = rollUp.results.filter((r) => r.status === 'failed');
-  if (run.error !== undefined) {
+  // From the top: a failure that keeps others from being judged before those it explains.
+  const failed = inFixOrder(rollUp.results);
+  if (run.error !== undefined && !judgedAny(run)) {
     return [
       '## petstore-conformance: ⚠️ could not judge',
       '',
       `The run stopped before it could judge \`${run.target}\`: ${mdCell(run.error)}`,
       '',
-      `No requirement was checked; the verdict counts as non-conformant (exit 2). Fix the cause and run again (seed \`${config.seed}\`, petstore-conformance ${run.version}).`,
+      `No requirement was checked; the verdict is could-not-judge (exit 2). Fix the cause and run again (seed \`${config.seed}\`, petstore-conformance ${run.version}).`,
       '',
     ].join('\n');
   }
+  const heading =
+    rollUp.verdict === 'could-not-judge'
+      ? '⚠️ could not judge'
+      : conformant
+        ? '✅ conformant'
+        : '❌ non-conformant';
   const out: string[] = [
-    `## petstore-conformance: ${conformant ? '✅ conformant' : '❌ non-conformant'}`,
+    `## petstore-conformance: ${heading}`,
     '',
+    ...(run.error === undefined ? [] : unjudgedMarkdown(run.error, rollUp.notJudged)),
     `Target \`${run.target}\` · seed \`${config.seed}\` · ${(run.durationMs / 1000).toFixed(1)} s · petstore-conformance ${run.version}${optionsText(config) ? ` · ${optionsText(config)}` : ''}`,
     '',
     ...(run.exchanges === undefined
@@ -112,7 +120,7 @@ export function summaryMarkdown(run: RunRecord, reportDir: string): string {
     '|---|---|---|---|',
     ...rollUp.results.map(
       (r) =>
-        `| \`${r.id}\` | ${r.level} | ${statusMark(r)} ${isBlockedResult(r) ? 'blocked' : r.status}${r.flaky ? ` (flaky: ${retriesText(r.retries ?? 0)})` : ''}${r.status === 'skipped' && r.message ? ` (${mdCell(r.message)})` : ''} | ${mdCell(r.title)} |`,
+        `| \`${r.id}\` | ${r.level} | ${statusMark(r)} ${statusWord(r)}${r.flaky ? ` (flaky: ${retriesText(r.retries ?? 0)})` : ''}${r.status === 'skipped' && r.message ? ` (${mdCell(r.message.replace(/^not judged: /, ''))})` : ''} | ${mdCell(r.title)} |`,
     ),
     '',
     '</details>',
@@ -121,9 +129,33 @@ export function summaryMarkdown(run: RunRecord, reportDir: string): string {
   return out.join('\n');
 }
 
+/**
+ * summary.md's paragraph of a run that could not judge every requirement: why, and the gating
+ * requirements it left unjudged; what it did judge follows as in any run.
+ */
+export function unjudgedMarkdown(reason: string, notJudged: readonly string[]): string[] {
+  return [
+    `The run could not judge every requirement (exit 2): ${mdCell(reason)}`,
+    '',
+    ...(notJudged.length === 0
+      ? []
+      : [
+          `Not judged, at the gating level: ${notJudged.map((id) => `\`${id}\``).join(', ')}. What it judged is below.`,
+          '',
+        ]),
+  ];
+}
+
+/** A result's status as the table says it: blocked and not judged are skips of their own. */
+function statusWord(r: RequirementResult): string {
+  if (isBlockedResult(r)) return 'blocked';
+  return r.notJudged === undefined ? r.status : 'not judged';
+}
+
 export function statusMark(r: RequirementResult): string {
   if (r.status === 'passed') return '✅';
   if (isBlockedResult(r)) return '🚧';
+  if (r.notJudged !== undefined) return '⚠️';
   if (r.status === 'skipped') return '⏭️';
   return r.gating ? '❌' : '⚠️';
 }

@@ -114,6 +114,10 @@ export class OutcomeCollector implements Reporter {
       blockedEvidence?: unknown;
       blockedOwnFault?: unknown;
       rateLimited?: { message?: unknown; paceRate?: unknown };
+      notJudged?: { cause?: unknown; message?: unknown };
+      comeAndGo?: { method?: unknown; url?: unknown; status?: unknown; again?: unknown };
+      moreThanOneStore?: { expected?: unknown; received?: unknown; reproduce?: unknown };
+      aboutCreatedPet?: unknown;
     };
     const blockedBy = Array.isArray(meta.blockedBy)
       ? meta.blockedBy.filter((id) => typeof id === 'string')
@@ -149,6 +153,24 @@ export class OutcomeCollector implements Reporter {
             },
           }
         : {}),
+      ...(result.state === 'skipped' &&
+      typeof meta.notJudged?.cause === 'string' &&
+      typeof meta.notJudged.message === 'string'
+        ? { notJudged: { cause: meta.notJudged.cause, message: meta.notJudged.message } }
+        : {}),
+      ...comeAndGoOf(meta.comeAndGo),
+      ...(typeof meta.moreThanOneStore?.expected === 'string' &&
+      typeof meta.moreThanOneStore.received === 'string' &&
+      typeof meta.moreThanOneStore.reproduce === 'string'
+        ? {
+            moreThanOneStore: {
+              expected: meta.moreThanOneStore.expected,
+              received: meta.moreThanOneStore.received,
+              reproduce: meta.moreThanOneStore.reproduce,
+            },
+          }
+        : {}),
+      ...(meta.aboutCreatedPet === true ? { aboutCreatedPet: true as const } : {}),
     };
     let outcome: CheckOutcome;
     if (result.state === 'failed') {
@@ -259,6 +281,20 @@ function slowAnswersOf(test: TestCase): SlowAnswers | undefined {
       typeof a.reproduce === 'string',
   );
   return first.length > 0 ? { count: meta.slowCount, first } : undefined;
+}
+
+/** A 5xx the test met that the same request, sent again, did not get (task.meta.comeAndGo), well-formed. */
+function comeAndGoOf(
+  seen: { method?: unknown; url?: unknown; status?: unknown; again?: unknown } | undefined,
+): Pick<CheckOutcome, 'comeAndGo'> {
+  if (
+    typeof seen?.method !== 'string' ||
+    typeof seen.url !== 'string' ||
+    typeof seen.status !== 'number' ||
+    typeof seen.again !== 'number'
+  )
+    return {};
+  return { comeAndGo: { method: seen.method, url: seen.url, status: seen.status, again: seen.again } };
 }
 
 /** The evidence a blocked check left in task.meta.blockedEvidence, as a Failure. */

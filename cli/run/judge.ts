@@ -9,7 +9,8 @@ import { againstBaseline, type Comparable } from '../across/diff.ts';
 import { applyExpected, type ExpectedFile, type ExpectedOutcome } from '../record/expected.ts';
 import type { BaselineOutcome } from '../record/record.ts';
 import { type RerunOutcome, type RerunSource, rerunOutcome } from '../record/rerun.ts';
-import { isBlockedResult, type RollUp, rollUp } from '../record/rollup.ts';
+import { isBlockedResult, RATE_LIMIT, type RollUp, rollUp } from '../record/rollup.ts';
+import { type RunMade, runAgainCommand } from '../record/suggest.ts';
 import type { Checked } from './checks.ts';
 import type { Baseline } from './plan.ts';
 
@@ -26,6 +27,11 @@ export type Judgement =
       readonly rerun?: RerunOutcome;
       /** --expected: the failures it excuses, its stale entries, and the gate. */
       readonly expected?: ExpectedOutcome;
+      /**
+       * Could not judge (the roll-up's verdict could-not-judge): why, in one line, each cause named
+       * once. The run keeps what it judged, and exits 2.
+       */
+      readonly cannotJudge?: string;
       readonly warnings: readonly string[];
     }
   /** The suite itself broke: the run cannot judge (exit 2); `reason` in one line, the lines say more. */
@@ -43,6 +49,8 @@ export function judge(
     readonly expected?: ExpectedFile;
     /** When the run started: an expected deviation's expiry is judged on that day (UTC). */
     readonly startedAt?: Date;
+    /** What the run was made of: a suggested command (a lower --rate-limit) runs it again so. */
+    readonly made?: RunMade;
   } = {},
 ): Judgement {
   const { suiteRun } = checked;
@@ -67,19 +75,6 @@ export function judge(
     if (problems.length > 0)
       return { kind: 'broken', reason: `the suite itself broke: ${problems[0]}`, problems };
   }
-  // Nothing gating failed, but the deployment's rate limit kept some gating requirement from being
-  // judged: neither verdict can be given (a 429 is never the server's fault, nor a pass).
-  if (summary.verdict === 'conformant' && summary.rateLimited.length > 0) {
-    const ids = summary.rateLimited;
-    const first = summary.results.find((r) => r.id === ids[0])?.message ?? '';
-    const rate = summary.rateLimitedPace;
-    const suggestion =
-      rate === undefined
-        ? 'rerun with --rate-limit at a pace the deployment allows'
-        : `rerun with --rate-limit ${Math.max(1, Math.floor(rate))} (the pace the run had come down to), or lower`;
-    const reason = `the deployment's rate limit kept ${ids.length} gating requirement${ids.length === 1 ? '' : 's'} (${ids.slice(0, 5).join(', ')}${ids.length > 5 ? ', …' : ''}) from being judged; ${suggestion}`;
-    return { kind: 'broken', reason, problems: [reason, first] };
-  }
   const warnings = suiteRun.unhandledErrors.map((e) => `an error escaped the suite's tests: ${firstLine(e)}`);
   if (suiteRun.deadlineHit) {
     warnings.push('the run reached its deadline and was cut short; unfinished checks count as failed');
@@ -102,9 +97,14 @@ export function judge(
               .filter((r) => r.gating && (r.status === 'failed' || isBlockedResult(r)))
               .map((r) => r.id),
         });
+  // Nothing gating failed, but a cause of the deployment's (a rate limit, a key not given, a full
+  // store) kept gating requirements from being judged: neither verdict can be given. What was judged
+  // is kept, and the reason names each cause once.
+  const cannotJudge = summary.verdict === 'could-not-judge' ? unjudgedReason(summary, more.made) : undefined;
   return {
     kind: 'judged',
     rollUp: summary,
+    ...(cannotJudge === undefined ? {} : { cannotJudge }),
     ...(known ? { baseline: known } : {}),
     ...(expected ? { expected } : {}),
     ...again,
@@ -130,4 +130,45 @@ export function applyBaseline(
     gate: diff.newFailures.length > 0 ? 'failed' : 'passed',
     ...diff,
   };
+}
+
+/** "A, B, C, D, E, …": the first five ids. */
+function someIds(ids: readonly string[]): string {
+  return `${ids.slice(0, 5).join(', ')}${ids.length > 5 ? ', …' : ''}`;
+}
+
+/**
+ * Why a run could not judge, in one line: each cause that kept gating requirements unjudged, once,
+ * the most of them first. A rate limit suggests the command that runs again at the pace the run came
+ * down to; a key not given says to give one; any other cause says what the deployment answered.
+ */
+export function unjudgedReason(summary: RollUp, made?: RunMade): string {
+  const byCause = new Map<string, { message: string; ids: string[] }>();
+  for (const id of summary.notJudged) {
+    const cause = summary.results.find((r) => r.id === id)?.notJudged;
+    if (cause === undefined) continue;
+    const entry = byCause.get(cause.cause) ?? { message: cause.message, ids: [] };
+    entry.ids.push(id);
+    byCause.set(cause.cause, entry);
+  }
+  const parts = [...byCause].sort(([, a], [, b]) => b.ids.length - a.ids.length);
+  return parts
+    .map(([cause, { message, ids }]) => {
+      const kept = `${ids.length} gating requirement${ids.length === 1 ? '' : 's'} (${someIds(ids)})`;
+      if (cause === RATE_LIMIT)
+        return `the deployment's rate limit kept ${kept} from being judged; ${paceSuggestion(summary, made)}`;
+      if (cause === 'api-key') return message;
+      return `${message}: ${kept} not judged`;
+    })
+    .join('; ');
+}
+
+/** What to run at a pace the deployment allows: the whole command, when the run's settings are known. */
+function paceSuggestion(summary: RollUp, made?: RunMade): string {
+  const rate = summary.rateLimitedPace;
+  if (rate === undefined) return 'run again with --rate-limit at a pace the deployment allows';
+  const pace = Math.max(1, Math.floor(rate));
+  const why = '(the pace the run had come down to), or lower';
+  if (made === undefined) return `run again with --rate-limit ${pace} ${why}`;
+  return `run again at that pace ${why}: ${runAgainCommand(made, { 'rate-limit': pace })}`;
 }

@@ -219,6 +219,12 @@ async function judged(
     ...(run.rerun ? { rerun: run.rerun } : {}),
     ...(plan.expected ? { expected: plan.expected } : {}),
     startedAt: run.startedAt,
+    made: {
+      config,
+      target: config.baseUrl,
+      targetFrom: target.from,
+      ...(options.configFile === undefined ? {} : { configFile: options.configFile }),
+    },
   });
   if (judgement.kind === 'broken') throw new CannotJudgeError(oneLine(judgement.reason), judgement.problems);
   for (const warning of judgement.warnings) warn(warning);
@@ -232,6 +238,8 @@ async function judged(
     durationMs: Date.now() - run.startedAt.getTime(),
     config,
     rollUp: judgement.rollUp,
+    // Could not judge all it should: why, with everything it did judge kept beside it.
+    ...(judgement.cannotJudge === undefined ? {} : { error: judgement.cannotJudge }),
     operations: plan.spec.operations,
     ...(judgement.baseline ? { baseline: judgement.baseline } : {}),
     exchanges,

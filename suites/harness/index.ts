@@ -114,6 +114,7 @@ export {
 } from './model/model.ts';
 export { Blocked, blocked, isBlocked, suspected } from './requirement/blocked.ts';
 export { type CheckContext, type Row, requirement } from './requirement/requirement.ts';
+export { freshIdLike, freshMutation, freshOutOfRange } from './steps/fresh.ts';
 export { checkGenerated } from './steps/generated.ts';
 export {
   aPetThatExists,
@@ -130,6 +131,7 @@ export {
   petPath,
   shownPet,
 } from './steps/pets.ts';
+export { expectOutOfRangeRefused } from './steps/refused.ts';
 export { checkSequences, IdRange, type SequenceOptions } from './steps/sequences.ts';
 export { expectShownAsCreated, sameFields } from './steps/shown.ts';
 

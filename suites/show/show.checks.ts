@@ -2,14 +2,18 @@ import {
   aPetToShow,
   blocked,
   contract,
+  createAndShowKept,
   createPet,
   exactInteger,
   expectJsonObject,
   expectShownAsCreated,
   expectStatus,
   fail,
+  inParallel,
   integerOfText,
+  isBlocked,
   isSuccess,
+  NOT_FOUND_AFTER_CREATE,
   petPath,
   requirement,
   suspected,
@@ -42,6 +46,53 @@ requirement('SHOW-OK', async (ctx) => {
   if (!sameId) fail(res, expected);
   if (pet && value.name !== pet.name) fail(res, expected);
 });
+
+/** Who judges a create refused for its id's sign or size: its rows of -1 and -2^63. */
+const REFUSES_SUCH_IDS = 'CREATE-INT64-EXACT';
+
+// A class of ids a server never routes (a Flask route <int:id> matches no negative id) keeps pets it
+// stores from being shown: a pet with a positive id and one with a negative id, each created and
+// shown (again alone, if lost among other creates). One not found where the other is shown is this
+// class's fault, named so; both lost is a store that loses pets (CREATE-PERSISTED's). What the pets
+// shown hold is CREATE-PERSISTED's to judge.
+requirement.each(
+  'SHOW-OK',
+  [{ case: 'a pet with a positive id and one with a negative id, each shown', needs: ['write'] }],
+  async (ctx) => {
+    const classes = [
+      { label: 'a positive id', id: () => ctx.freshId(), refusedBy: ['CREATE-OK'] },
+      { label: 'a negative id', id: () => ctx.freshId(-(2n ** 52n)), refusedBy: [REFUSES_SUCH_IDS] },
+    ];
+    const shown = await inParallel(classes, classes.length, async (c) => {
+      try {
+        const made = await createAndShowKept(ctx, () => ctx.newPet({ id: c.id() }), {
+          refusedBy: c.refusedBy,
+        });
+        return { ...c, ...made };
+      } catch (error) {
+        // A server that refuses such an id fails CREATE-INT64-EXACT (its rows of -1 and -2^63): no
+        // pet of the class to show, so nothing for this row to judge.
+        if (isBlocked(error) && error.by.includes(REFUSES_SUCH_IDS))
+          ctx.skip(`a pet with ${c.label} was refused (${error.received}): CREATE-INT64-EXACT judges that`);
+        throw error;
+      }
+    });
+    const found = shown.filter(({ shown: res }) => res.status === 200);
+    const lost = shown.filter(({ shown: res }) => res.status === 404);
+    const [first] = lost;
+    if (first === undefined) return;
+    const needed = `status 200 and pet ${first.pet.id}, created just before (2xx) with ${first.label}`;
+    if (found.length === 0) blocked(NOT_FOUND_AFTER_CREATE, first.shown, needed);
+    const others = found
+      .map((f) => `pet ${f.pet.id} (${f.label}), created the same way, is shown`)
+      .join('; ');
+    fail(
+      first.shown,
+      needed,
+      `GET /pets/${first.pet.id} answered 404, while ${others}: pets with ${first.label} are never shown (is the route's id pattern narrower than int64?)`,
+    );
+  },
+);
 
 requirement('SHOW-UNKNOWN-NOT-2XX', async ({ api, freshId }) => {
   const res = await api.get(petPath(freshId()));
@@ -151,11 +202,16 @@ requirement.each('CREATE-PERSISTED', [{ case: 'a name and a tag of 300 character
   expectShownAsCreated(contract, res, pet, expected);
 });
 
+/** Shows of one pet sent at once, one connection each: workers behind one address each get some. */
+const SHOWS_AT_ONCE = 6;
+
 // A show answered 404 may be cached (a negative cache in front of the store): the pet created since
-// must be shown all the same.
+// must be shown all the same, by each of several shows sent at once over as many connections. A
+// deployment answering from more than one store (workers with a store each) finds it on some and
+// not on others, which the run's model names (issue 35).
 requirement.each(
   'CREATE-PERSISTED',
-  [{ case: 'an id shown as unknown, then created, is shown' }],
+  [{ case: `an id shown as unknown, then created, is shown by ${SHOWS_AT_ONCE} shows at once` }],
   async (ctx) => {
     const pet = ctx.newPet();
     const before = await ctx.api.get(petPath(pet.id));
@@ -164,8 +220,10 @@ requirement.each(
         `GET /pets/${pet.id} answered 200 before pet ${pet.id} was created: SHOW-UNKNOWN-NOT-2XX judges that`,
       );
     await createPet(ctx.api, pet, { alone: true });
-    const res = await ctx.api.get(petPath(pet.id));
-    const expected = `status 200 and pet ${pet.id}, created after a GET of it answered ${before.status}`;
-    expectShownAsCreated(contract, res, pet, expected);
+    const shows = await Promise.all(
+      Array.from({ length: SHOWS_AT_ONCE }, () => ctx.api.get(petPath(pet.id))),
+    );
+    const expected = `status 200 and pet ${pet.id}, created after a GET of it answered ${before.status}, to each of ${SHOWS_AT_ONCE} shows`;
+    for (const res of shows) expectShownAsCreated(contract, res, pet, expected);
   },
 );

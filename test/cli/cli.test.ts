@@ -330,7 +330,7 @@ describe('installed as a dependency of another project (npm pack, npm install <t
     expect(r.code, failMessage(r)).toBe(2);
     expect(r.stderr).toMatch(/could not judge: the spec is invalid: .*openapi\.yaml/);
     const summary = readJson(path.join(await installed, 'reports', 'invalid', 'summary.json'));
-    expect(summary.verdict).toBe('non-conformant');
+    expect(summary.verdict).toBe('could-not-judge');
     expect(summary.error).toMatch(/^the spec is invalid: .*openapi\.yaml/);
   });
 });
@@ -343,7 +343,7 @@ describe('a suite that breaks or gets stuck', () => {
     expect(r.stderr).toContain('could not judge');
     const summary = readJson(path.join(dir('broken'), 'summary.json'));
     expect(summary).toMatchObject({
-      verdict: 'non-conformant',
+      verdict: 'could-not-judge',
       totals: { passed: 0, failed: 0, skipped: 0 },
     });
     expect(summary.error).toMatch(/^the suite itself broke: suite file .*broken\.check\.ts failed to load/);
@@ -357,7 +357,7 @@ describe('a suite that breaks or gets stuck', () => {
       /could not judge: the suite failed in LIST-OK listing pets answers 200 with a JSON array: TypeError: .*\(.*buggy\.check\.ts:\d+:\d+\)/,
     );
     const summary = readJson(path.join(dir('buggy'), 'summary.json'));
-    expect(summary.verdict).toBe('non-conformant');
+    expect(summary.verdict).toBe('could-not-judge');
     expect(summary.error).toMatch(/^the suite failed in LIST-OK/);
     expect(resultOf(summary, 'LIST-OK').status).toBe('skipped');
   });
@@ -409,7 +409,7 @@ describe.concurrent('could not judge: exit 2 with one line saying what to fix', 
   /** summary.json and summary.md of a run that could not judge; the earlier run moved to <dir>.previous. */
   function expectCannotJudgeReports(folder: string, reason: RegExp): void {
     const summary = readJson(path.join(folder, 'summary.json'));
-    expect(summary.verdict).toBe('non-conformant');
+    expect(summary.verdict).toBe('could-not-judge');
     expect(summary.error).toMatch(reason);
     expect(summary.totals).toEqual({ passed: 0, failed: 0, skipped: 0, blocked: 0 });
     expect(summary.results).toHaveLength(catalog.requirements.length);

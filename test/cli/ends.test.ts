@@ -129,7 +129,7 @@ describe('signals', () => {
     expect(r.output).toContain('SIGTERM received: stopping the run');
     expect(r.output).toContain('could not judge: stopped by SIGTERM before the run could judge');
     const summary = readJson(path.join(reportDir, 'summary.json'));
-    expect(summary.verdict).toBe('non-conformant');
+    expect(summary.verdict).toBe('could-not-judge');
     expect(summary.error).toBe('stopped by SIGTERM before the run could judge');
     expect(readdirSync(staging)).toEqual([]);
   });

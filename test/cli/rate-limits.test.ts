@@ -144,7 +144,7 @@ describe('a deployment that refuses every request for the rate', () => {
     expect(failMessage(r)).toMatch(/rate limit/);
     expect(failMessage(r)).toContain('--rate-limit');
     const summary = readJson(path.join(work, 'refused', 'summary.json'));
-    expect(summary.verdict).toBe('non-conformant');
+    expect(summary.verdict).toBe('could-not-judge');
     expect(summary.error).toMatch(/^the deployment's rate limit kept \d+ gating requirements/);
     expect(summary.results.filter((x: Json) => x.status === 'failed')).toEqual([]);
   });

@@ -84,6 +84,11 @@ describe('judge', () => {
         ...(paceRate === undefined ? {} : { paceRate }),
       },
     });
+    const made = {
+      config: testConfig('http://staging.example/v1', { seed: 42, strict: true }),
+      target: 'http://staging.example/v1',
+      targetFrom: '--base-url',
+    };
     const j = judge(
       catalog,
       checked([
@@ -93,12 +98,18 @@ describe('judge', () => {
         outcome('LIST-C', 'passed'),
       ]),
       config,
+      undefined,
+      { made },
     );
+    // What it judged is kept: LIST-C passed; the verdict is could-not-judge, with the whole command
+    // that runs again at the pace the run came down to (not the rerun subcommand, which refuses it).
     expect(j).toMatchObject({
-      kind: 'broken',
-      reason:
-        "the deployment's rate limit kept 2 gating requirements (LIST-A, LIST-B) from being judged; rerun with --rate-limit 7 (the pace the run had come down to), or lower",
+      kind: 'judged',
+      rollUp: { verdict: 'could-not-judge', notJudged: ['LIST-A', 'LIST-B'] },
+      cannotJudge:
+        "the deployment's rate limit kept 2 gating requirements (LIST-A, LIST-B) from being judged; run again at that pace (the pace the run had come down to), or lower: npx petstore-conformance --base-url http://staging.example/v1 --seed 42 --strict --timeout-ms 1000 --rate-limit 7 --api-key-header X-API-Key",
     });
+    expect(j.kind === 'judged' && j.rollUp.results.find((r) => r.id === 'LIST-C')?.status).toBe('passed');
     const unknownPace = judge(
       catalog,
       checked([
@@ -109,9 +120,25 @@ describe('judge', () => {
       config,
     );
     expect(unknownPace).toMatchObject({
-      kind: 'broken',
-      reason: expect.stringMatching(/; rerun with --rate-limit at a pace the deployment allows$/),
+      kind: 'judged',
+      cannotJudge: expect.stringMatching(/; run again with --rate-limit at a pace the deployment allows$/),
     });
+  });
+
+  test('a gating failure beside requirements not judged: non-conformant (exit 1), the failure is certain', () => {
+    const j = judge(
+      catalog,
+      checked([
+        outcome('LIST-A', 'skipped', {
+          notJudged: { cause: 'store-full', message: 'the deployment takes no more pets' },
+        }),
+        outcome('LIST-B', 'failed'),
+        outcome('LIST-C', 'passed'),
+      ]),
+      config,
+    );
+    expect(j).toMatchObject({ kind: 'judged', rollUp: { verdict: 'non-conformant', notJudged: ['LIST-A'] } });
+    expect(j.kind === 'judged' && j.cannotJudge).toBeUndefined();
   });
 
   test('cut at the deadline: judged all the same, with a warning', () => {
@@ -282,7 +309,7 @@ describe('publish: one path, every writer, for every run', () => {
     expect(printed.out).toEqual(['::error title=petstore-conformance::could not judge: target unreachable']);
     expect(existsSync(path.join(work, 'cannot', 'junit.xml'))).toBe(false);
     const summary = readJson(path.join(work, 'cannot', 'summary.json'));
-    expect(summary).toMatchObject({ verdict: 'non-conformant', error: 'target unreachable' });
+    expect(summary).toMatchObject({ verdict: 'could-not-judge', error: 'target unreachable' });
     expect(summary.results.map((r: { message: string }) => r.message)).toEqual(
       requirements.map(() => 'could not judge: target unreachable'),
     );

@@ -4,6 +4,7 @@
  * contract allows) or hostile (it must make the run end by itself with exit 1).
  */
 import { loadCatalog } from '../../catalog/catalog.ts';
+import type { PetStore } from '../../reference-impl/index.ts';
 import type { HostileServer } from './servers/hostile.ts';
 import type { Wrap } from './servers/wrap.ts';
 
@@ -30,7 +31,15 @@ export interface Variant {
    * body, so that a fault planted in GET answers is in HEAD answers too.
    */
   server:
-    | { wrap?: Wrap; apiKey?: string; apiKeyHeader?: string; apiKeyQuery?: string; maxHeaderSize?: number }
+    | {
+        wrap?: Wrap;
+        apiKey?: string;
+        apiKeyHeader?: string;
+        apiKeyQuery?: string;
+        maxHeaderSize?: number;
+        /** The reference's store, already holding pets (faulty/lived.ts busyStore); a new empty one by default. */
+        store?: PetStore;
+      }
     | { hostile: HostileServer };
   /**
    * What the message of a failed requirement must say, where its wording is part of what the variant

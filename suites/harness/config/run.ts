@@ -75,6 +75,11 @@ export function freshId(hint?: bigint): bigint {
   }
 }
 
+/** Whether this run drew `id` from freshId(): no pet of an earlier run, nor of another client, has it. */
+export function isFreshId(id: bigint): boolean {
+  return used.has(id);
+}
+
 /** The tag that marks the pets a run creates (where the tag is not itself under test). */
 export function runTag(config: Config): string {
   return `petstore-conformance ${config.runId}`;

@@ -1,11 +1,13 @@
 import { isUtf8 } from 'node:buffer';
 import type { Config } from '../config/config.ts';
+import { isFreshId } from '../config/run.ts';
 import { type Contract, loadContract, type Schema } from '../contract/contract.ts';
 import { bodyExcerpt, bodyInline } from '../evidence/body.ts';
 import type { SentRequest } from '../evidence/exchange.ts';
-import { shownUrl, toCurl } from '../evidence/exchange.ts';
+import { clip, shownUrl, toCurl } from '../evidence/exchange.ts';
 import type { Finding } from '../evidence/finding.ts';
 import { exactInteger, INT64_MAX, INT64_MIN, isExactNumber, parseBody } from '../evidence/json.ts';
+import { answeredBothWays } from '../evidence/reproduce.ts';
 import { pathAndQuery, splitUrl } from '../evidence/url.ts';
 
 /*
@@ -84,6 +86,9 @@ interface Entry {
   unknown?: string;
   /** Read-only: the fields first seen, and where. */
   seen?: { readonly fields: PetFields; readonly where: string };
+  /** A pet the run created: the first show that found it (200), and the first that did not (404). */
+  found?: Watch;
+  lost?: Watch;
 }
 
 /** A request the model follows, from its sending to its answer. */
@@ -195,8 +200,24 @@ function describeSent(id: string, fields: PetFields): string {
   return `pet ${id} with the fields it was created with (${parts.join(', ') || 'name only'})`;
 }
 
+/**
+ * The deployment refusing a create for want of room: 507 (Insufficient Storage, RFC 4918 §11.5), or
+ * 409 to a valid pet whose id the run drew fresh and sent once (no pet can have it, so the conflict is
+ * with the store, not with a pet: the reference answers so when it holds all it may).
+ */
+export interface RoomRefusal {
+  readonly status: number;
+  /** "409, {"detail":"the store is full…"}": the answer, masked and cut. */
+  readonly received: string;
+  readonly reproduce: string;
+}
+
 export class Model {
   private readonly entries = new Map<string, Entry>();
+  /** The first create refused for want of room (RoomRefusal), when one was. */
+  private room?: RoomRefusal;
+  /** The first answer no one store gives (stores()), when one came. */
+  private manyStores?: Finding;
   private clock = 0;
   /** When a create was last answered: what was judged before may be judged otherwise now. */
   private lastCreateAnswered = 0;
@@ -284,6 +305,12 @@ export class Model {
       if (status !== undefined) c.status = status;
       if (c.id !== undefined && isSuccess(status) && !c.fields)
         this.forget(c.id, 'a create of it with a body that is not a valid Pet was answered 2xx');
+      if (!this.room && this.refusedForRoom(c, status))
+        this.room = {
+          status: status!,
+          received: `${status}, ${text === undefined || text === '' ? 'empty body' : clip(text, 300)}`,
+          reproduce: toCurl(c.sent),
+        };
       return [];
     }
     if (w.kind === 'change') this.lastCreateAnswered = answeredAt;
@@ -314,6 +341,18 @@ export class Model {
     return findings;
   }
 
+  /** The first create the deployment refused for want of room (RoomRefusal), if any so far. */
+  roomRefusal(): RoomRefusal | undefined {
+    return this.room;
+  }
+
+  /** Whether a create's answer refuses it for want of room (RoomRefusal). */
+  private refusedForRoom(c: Create, status: number | undefined): boolean {
+    if (status === 507) return true;
+    if (status !== 409 || !c.fields || c.id === undefined) return false;
+    return this.entries.get(c.id)?.attempts.length === 1 && isFreshId(BigInt(c.id));
+  }
+
   /** The id of an answered pet, when it is a Pet by the schema; undefined otherwise. */
   private petId(value: unknown, exact: unknown): string | undefined {
     if (!isObject(value) || !isObject(exact)) return undefined;
@@ -328,6 +367,11 @@ export class Model {
     if (asked === undefined || shownId === undefined) return undefined;
     const pet = value as Record<string, unknown>;
     if (this.isCreated(asked, w.sentAt)) {
+      if (shownId === asked) {
+        const entry = this.entryOf(asked);
+        entry.found ??= w;
+        if (entry.lost !== undefined) this.stores(w, entry.lost, asked, 'found');
+      }
       if (shownId !== asked) {
         const beyond = BigInt(asked) >= TWO_TO_53 || BigInt(asked) <= -TWO_TO_53;
         return this.finding(w, beyond ? 'CREATE-INT64-EXACT' : 'SHOW-OK', {
@@ -358,6 +402,12 @@ export class Model {
   private judgeMissing(w: Watch): Finding | undefined {
     const asked = w.id !== undefined && int64Digits(integerOfDigits(w.id)) === w.id ? w.id : undefined;
     if (asked === undefined || !this.isCreated(asked, w.sentAt)) return undefined;
+    const entry = this.entryOf(asked);
+    entry.lost ??= w;
+    if (entry.found !== undefined) {
+      this.stores(w, entry.found, asked, 'lost');
+      return undefined;
+    }
     const created = this.createdBefore(asked, w.sentAt);
     const alone = created.find((a) => !a.overlapped);
     const by = alone ?? created[created.length - 1]!;
@@ -369,8 +419,45 @@ export class Model {
       createdBy: by,
       petId: asked,
       // Lost among others: a fault of concurrency, unless the server loses pets created alone too.
-      ...(alone ? {} : { unless: ['CREATE-PERSISTED'] }),
+      // A negative id not found: a class of ids the server never routes, unless SHOW-OK shows pets
+      // with such ids (its own check creates one of each sign and shows both).
+      ...unlessOf(alone ? [] : ['CREATE-PERSISTED'], asked),
     });
+  }
+
+  /**
+   * A pet the run created, found by one show and not by another, each after its create was answered:
+   * no one store answers so. The deployment answers from more than one (workers with a store each,
+   * replicas out of step): CREATE-PERSISTED's, named once by the roll-up, which blocks by it what that
+   * explains (moreThanOneStore()). The first such answer is kept as its evidence.
+   */
+  private stores(w: Watch, other: Watch, id: string, now: 'found' | 'lost'): void {
+    const where = (x: Watch) => `${x.sent.method} ${pathAndQuery(shownUrl(x.sent))}`;
+    const said =
+      'the deployment answers from more than one store (workers or replicas that do not share their pets)';
+    if (this.manyStores) return;
+    const found = this.finding(w, 'CREATE-PERSISTED', {
+      expected: `pet ${id}, which this run created, shown by every show after its create was answered`,
+      received:
+        now === 'found'
+          ? `200 with the pet, though ${where(other)} answered 404 for it before: ${said}`
+          : `404, though ${where(other)} answered 200 with it before: ${said}`,
+      petId: id,
+    });
+    // One show cannot show two stores: the few lines that send it until both answers came.
+    const [first, last] = now === 'found' ? [404, 200] : [200, 404];
+    const reproduce = answeredBothWays(
+      toCurl(w.sent),
+      first,
+      last,
+      `The deployment answers from more than one store: pet ${id} was shown ${last} and ${first} by the same request.`,
+    );
+    this.manyStores = { ...found, reproduce };
+  }
+
+  /** The first answer that shows the deployment answering from more than one store, if one did. */
+  moreThanOneStore(): Finding | undefined {
+    return this.manyStores;
   }
 
   /**
@@ -643,6 +730,12 @@ function listedMemo(
     return v === undefined ? '\u0001' : typeof v === 'string' ? v : `\u0002${JSON.stringify(v)}`;
   });
   return { id: exact.id.value, signature: parts.join('\u0000') };
+}
+
+/** A lost pet's `unless`: `given`, and SHOW-OK for a negative id (a class a route may not match). */
+function unlessOf(given: readonly string[], id: string): { unless?: string[] } {
+  const all = id.startsWith('-') ? [...given, 'SHOW-OK'] : [...given];
+  return all.length === 0 ? {} : { unless: all };
 }
 
 function isSuccess(status: number | undefined): boolean {

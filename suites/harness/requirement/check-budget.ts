@@ -51,6 +51,11 @@ export class CheckBudget {
     return Promise.race([check, expiry]);
   }
 
+  /** Abandons the check's requests in flight: the check ends for `reason` (first-look.ts keyRefused). */
+  abort(reason: unknown): void {
+    this.controller.abort(reason);
+  }
+
   end(): void {
     clearTimeout(this.timer);
   }

@@ -10,6 +10,7 @@ import { type Config, keyCarrier } from '../config/config.ts';
 import { type ExchangeLogSettings, exchangeSink } from '../evidence/exchange-log.ts';
 import { type ApiResponse, Client } from '../http/client.ts';
 import { blocked } from './blocked.ts';
+import { NotJudged } from './not-judged.ts';
 
 /** The requirement that judges whether the API is served under the base URL at all. */
 export const PREFIX_ID = 'VERSION-V1-PREFIX';
@@ -59,14 +60,38 @@ export async function requireTheApi(
     );
   }
   if ((res?.status === 401 || res?.status === 403) && !KEYLESS.has(r.id)) {
-    const where = keyCarrier(config);
+    // No key given: nothing the deployment answers says anything of its rules, and no requirement
+    // judges a key the run does not have (AUTH-KEY-ACCEPTED needs one). The run cannot judge, and
+    // says once what to give.
+    if (!config.apiKey) throw new NotJudged('api-key', noKeyLine(res.status), res.reproduce);
     blocked(
       [KEY_ID],
       res,
       'a request carrying the configured key let through',
-      config.apiKey
-        ? `GET /pets answered ${res.status} to a request carrying the key in ${where}`
-        : `GET /pets answered ${res.status}: the deployment asks for a key, and none was given (--api-key)`,
+      `GET /pets answered ${res.status} to a request carrying the key in ${keyCarrier(config)}`,
     );
   }
+}
+
+/**
+ * Rejects with NotJudged as soon as the first look says the deployment asks for a key the run was not
+ * given; never settles otherwise. Raced against a check (requirement.ts), it ends the check at once:
+ * nothing the check would send without the key could be judged, so it need not be sent.
+ */
+export function keyRefused(
+  r: Requirement,
+  config: Config,
+  exchangeLog: ExchangeLogSettings | undefined,
+): Promise<never> {
+  if (config.apiKey || r.id === PREFIX_ID || KEYLESS.has(r.id)) return new Promise<never>(() => undefined);
+  return firstLook(config, exchangeLog).then((res) => {
+    if (res?.status === 401 || res?.status === 403)
+      throw new NotJudged('api-key', noKeyLine(res.status), res.reproduce);
+    return new Promise<never>(() => undefined);
+  });
+}
+
+/** What a run without a key says of a deployment that asks for one. */
+export function noKeyLine(status: number): string {
+  return `the deployment answers ${status} to requests without a key (GET /pets answered ${status}): give --api-key (or PETSTORE_API_KEY)`;
 }

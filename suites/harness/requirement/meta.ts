@@ -36,6 +36,23 @@ declare module 'vitest' {
      * longer than a run waits (RateLimited); its skip note says which request and how.
      */
     rateLimited?: { message: string; reproduce: string; paceRate?: number };
+    /**
+     * The test was not judged: a cause of the deployment's that no requirement's rule names kept it
+     * from judging (not-judged.ts: a key asked for and not given, a store that takes no more pets).
+     */
+    notJudged?: { cause: string; message: string; reproduce: string };
+    /**
+     * A 5xx the test met that the same request, sent again, did not get (second-opinion.ts): the
+     * deployment fails now and then; the test is blocked by ANY-NO-5XX, whose failure names it.
+     */
+    comeAndGo?: { method: string; url: string; status: number; again: number };
+    /**
+     * The run's model saw the deployment answer from more than one store (model.ts
+     * moreThanOneStore): the first answer that shows it, masked. stores.ts.
+     */
+    moreThanOneStore?: { expected: string; received: string; reproduce: string };
+    /** The test failed on an answer about a pet the run created (a show not found, its id taken). */
+    aboutCreatedPet?: boolean;
     /** The test was not judged: these requirements' failures block it (its skip note says how). */
     blockedBy?: string[];
     /** What a blocked test needed, what came back, and the curl line (masked). */

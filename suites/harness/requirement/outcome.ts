@@ -15,6 +15,8 @@ import {
 import { redact } from '../evidence/redact.ts';
 import type { Client } from '../http/client.ts';
 import { isBlocked } from './blocked.ts';
+import { isNotJudged } from './not-judged.ts';
+import { isExplained } from './second-opinion.ts';
 
 /** Retried attempts a test keeps as evidence (the rest are counted). */
 const MAX_RETRIED_KEPT = 5;
@@ -52,6 +54,10 @@ export function endingOf(thrown: unknown, r: Requirement, meta: TaskMeta, aborte
     };
     return { kind: 'skipped', reason: `not judged: ${thrown.message}` };
   }
+  if (isNotJudged(thrown)) {
+    meta.notJudged = { cause: thrown.kind, message: thrown.message, reproduce: thrown.reproduce };
+    return { kind: 'skipped', reason: `not judged: ${thrown.message}` };
+  }
   const block = blockOf(thrown);
   if (block) {
     if (block.by.includes(r.id)) return { kind: 'failed', error: block.failure };
@@ -79,6 +85,7 @@ function blockOf(
       message: err.message,
       ...(err.ownFault === undefined ? {} : { ownFault: err.ownFault }),
     };
+  if (isExplained(err)) return { by: err.by, failure: err.failure, message: err.message };
   if (isBrokenMessage(err))
     return {
       by: [HTTP_MESSAGE_ID],

@@ -12,10 +12,13 @@ import { Client } from '../http/client.ts';
 import { runPace } from '../http/pace.ts';
 import { type Model, runModel } from '../model/model.ts';
 import { CheckBudget } from './check-budget.ts';
-import { firstLook, PREFIX_ID, requireTheApi } from './first-look.ts';
+import { firstLook, keyRefused, PREFIX_ID, requireTheApi } from './first-look.ts';
 import './meta.ts';
+import { roomRefusedIn } from './not-judged.ts';
 import { endingOf, recordWhatItSaw, SkipCheck } from './outcome.ts';
 import { reportEnding, reportRequirement } from './report.ts';
+import { NO_5XX, secondOpinion } from './second-opinion.ts';
+import { recordStores } from './stores.ts';
 
 /** What a check receives. */
 export interface CheckContext {
@@ -105,14 +108,20 @@ function define(r: Requirement, row: Row | undefined, check: Check): void {
     if (reason) ctx.skip(reason);
     // The run's first look goes out as the first check starts; each check reads it when it ends.
     if (r.id !== PREFIX_ID) void firstLook(config, exchangeLog);
-    const { context, api, budget } = await openCheck(r, caseLabel, config, ctx);
+    const { context, api, budget, aside } = await openCheck(r, caseLabel, config, ctx);
     let thrown: unknown;
     let noApi = false;
     try {
       await budget.race(
         (async () => {
           try {
-            await check(context);
+            // Without a key, a first look answered 401 or 403 ends the check at once, its requests
+            // abandoned: nothing it would send could be judged (first-look.ts keyRefused).
+            const refused = keyRefused(r, config, exchangeLog).catch((err: unknown) => {
+              budget.abort(err);
+              throw err;
+            });
+            await Promise.race([check(context), refused]);
           } finally {
             // Whatever the check found, a first look that says the API is not there, or the key is
             // not let through, blocks it (thrown from `finally`, that replaces what the check threw).
@@ -129,12 +138,42 @@ function define(r: Requirement, row: Row | undefined, check: Check): void {
     } finally {
       budget.end();
     }
-    const ending = endingOf(thrown, r, ctx.task.meta, ctx.signal.aborted);
-    recordWhatItSaw(ctx.task.meta, api, noApi);
-    await reportEnding(thrown, ending, ctx.task.meta, api);
+    const { cause, keptNothing } = noApi
+      ? { cause: thrown, keptNothing: false }
+      : await causeOf(r, thrown, ctx.task.meta, context.model, api, aside);
+    const ending = endingOf(cause, r, ctx.task.meta, ctx.signal.aborted);
+    recordWhatItSaw(ctx.task.meta, api, noApi || keptNothing);
+    await reportEnding(cause, ending, ctx.task.meta, api);
     if (ending.kind === 'skipped') ctx.skip(ending.reason);
     if (ending.kind === 'failed') throw ending.error;
   });
+}
+
+/**
+ * What a check that threw `thrown` (undefined: it passed) is to be judged by, once the deployment's
+ * own causes are set apart: a 5xx it failed or was blocked on, sent again, is ANY-NO-5XX's alone when
+ * answered otherwise then (second-opinion.ts); a deployment that takes no more pets leaves the check
+ * not judged, keeping nothing it saw (`keptNothing`: the refusals are the store's, not faults); and
+ * what it saw of more than one store behind the address goes to the roll-up, which names it once.
+ */
+async function causeOf(
+  r: Requirement,
+  thrown: unknown,
+  meta: TestContext['task']['meta'],
+  model: Model,
+  api: Client,
+  aside: () => Client,
+): Promise<{ cause: unknown; keptNothing: boolean }> {
+  let cause = thrown;
+  if (r.id !== NO_5XX && !r.id.startsWith('AUTH-')) {
+    const opinion = await secondOpinion(aside, cause);
+    cause = opinion.thrown;
+    if (opinion.comeAndGo) meta.comeAndGo = opinion.comeAndGo;
+  }
+  const roomless = roomRefusedIn(model, api.exchanges);
+  if (roomless) cause = roomless;
+  recordStores(meta, model, cause);
+  return { cause, keptNothing: roomless !== undefined };
 }
 
 /** What a check of `r` is handed: its client (its own exchange log, held to the run's model), its budget. */
@@ -143,7 +182,7 @@ async function openCheck(
   caseLabel: string | undefined,
   config: Config,
   ctx: TestContext,
-): Promise<{ context: CheckContext; api: Client; budget: CheckBudget }> {
+): Promise<{ context: CheckContext; api: Client; budget: CheckBudget; aside: () => Client }> {
   const log = exchangeSink(exchangeLog, config.baseUrl, { requirement: r.id, check: testName(r, caseLabel) });
   const model = await runModel(config);
   const budget = new CheckBudget(
@@ -167,7 +206,10 @@ async function openCheck(
     newPet: (fields) => newPet(config, fields),
     freshId,
   };
-  return { context, api, budget };
+  // A client for what the harness sends of its own after the check (second-opinion.ts): logged and
+  // held to the model as the check's, its exchanges kept apart from the check's evidence.
+  const aside = () => new Client(config, { signal: budget.signal, model, ...(log ? { log } : {}) });
+  return { context, api, budget, aside };
 }
 
 /**

@@ -44,11 +44,19 @@ const LIST_SHOWS_WHAT_EXISTS = 'LIST-LIMIT-FILLS';
 export async function createPet(
   api: Client,
   pet: PetInput,
-  options: { alone?: boolean } = {},
+  options: {
+    alone?: boolean;
+    /** Who judges a refusal of this pet (CREATE-INT64-EXACT for an id at an edge); CREATE-OK by default. */
+    refusedBy?: readonly string[];
+  } = {},
 ): Promise<ApiResponse> {
   const res = await api.post('/pets', { json: pet, ...(options.alone ? { alone: true } : {}) });
   if (!isSuccess(res.status))
-    blocked(['CREATE-OK'], res, `a 2xx to POST /pets creating pet ${pet.id}, which this check needs`);
+    blocked(
+      options.refusedBy ?? ['CREATE-OK'],
+      res,
+      `a 2xx to POST /pets creating pet ${pet.id}, which this check needs`,
+    );
   return res;
 }
 
@@ -62,15 +70,16 @@ export async function createPet(
 export async function createAndShowKept(
   ctx: Pick<CheckContext, 'api' | 'model'>,
   make: () => PetInput,
+  options: { readonly refusedBy?: readonly string[] } = {},
 ): Promise<{ pet: PetInput; shown: ApiResponse }> {
   const { api, model } = ctx;
   const first = make();
-  await createPet(api, first);
+  await createPet(api, first, options);
   const shown = await api.get(petPath(first.id));
   const raced = model.attemptsOf(first.id.toString()).some((a) => a.overlapped);
   if (shown.status !== 404 || !raced) return { pet: first, shown };
   const pet = make();
-  await createPet(api, pet, { alone: true });
+  await createPet(api, pet, { ...options, alone: true });
   return { pet, shown: await api.get(petPath(pet.id)) };
 }
 
