@@ -477,9 +477,9 @@ requirement('CREATE-PERSISTED', async (ctx) => {
  * is a whole value, every run.
  */
 const STORED_AS_SENT = [
-  { name: '007', tag: '1.50' },
-  { name: 'null', tag: 'null' },
-  { name: 'true', tag: '0' },
+  { name: '007', tag: '1.50', status: 'available' },
+  { name: 'null', tag: 'null', status: 'pending' },
+  { name: 'true', tag: '0', status: 'sold' },
   { name: 'a|b', tag: 'c|d' },
   { name: 'a\\nb \\u0041', tag: '\\"' },
   { name: 'line\r\nend\r', tag: '\r\n' },
@@ -491,9 +491,16 @@ const STORED_AS_SENT = [
   { name: 'Zoe\u0301', tag: '' },
 ] as const;
 
+// A pet of each status and some without are among them, each shown (again alone when lost among the
+// others): a store that drops or hides a status is seen by show, whatever its lists hold (issue 35: a
+// sold pet answered 404 was seen only in the first page of a fresh store).
 requirement.each(
   'CREATE-PERSISTED',
-  [{ case: 'names and tags that stores rewrite: 007, null, a|b, escapes written out, CRLF, zero-width' }],
+  [
+    {
+      case: 'names and tags that stores rewrite: 007, null, a|b, escapes written out, CRLF, zero-width; a pet of each status',
+    },
+  ],
   async (ctx) => {
     const pets = STORED_AS_SENT.map((fields) => ctx.newPet({ ...fields }));
     const created = await inParallel(pets, pets.length, (pet) => ctx.api.post('/pets', { json: pet }));
@@ -509,27 +516,7 @@ requirement.each(
       });
       return false;
     });
-    await expectEachShownAsCreated(
-      ctx,
-      kept.map((pet) => ({
-        pet,
-        expected: `status 200 and the pet as created: ${JSON.stringify({ ...pet, id: pet.id.toString() })}`,
-      })),
-    );
-  },
-);
-
-// A pet of each status, and one without, each shown (again alone when lost among the others): a
-// store that drops or hides a status is seen by show, whatever its lists hold (issue 35: a sold pet
-// answered 404 was seen only in the first page of a fresh store).
-requirement.each(
-  'CREATE-PERSISTED',
-  [{ case: 'a pet of each status, and one without, shown' }],
-  async (ctx) => {
-    const statuses = ['available', 'pending', 'sold', undefined] as const;
-    const shown = await inParallel(statuses, statuses.length, (status) =>
-      createAndShowKept(ctx, () => ctx.newPet(status === undefined ? {} : { status })),
-    );
+    const shown = await inParallel(kept, kept.length, (pet) => showKept(ctx, pet));
     judgeAll(
       shown.map(
         ({ pet, shown: res }) =>
@@ -539,12 +526,29 @@ requirement.each(
               res,
               pet,
               `status 200 and the pet as created: ${JSON.stringify({ ...pet, id: pet.id.toString() })}`,
-              true,
             ),
       ),
     );
   },
 );
+
+/**
+ * GET /pets/{id} of a pet the check created; when it is not found and its create overlapped another
+ * write of the run (a race is CREATE-CONCURRENT's to judge), a pet of the same fields is created alone
+ * and shown instead, so that what is judged is a pet the server had to itself (createAndShowKept).
+ */
+async function showKept(
+  ctx: Pick<CheckContext, 'api' | 'model' | 'newPet'>,
+  pet: PetInput,
+): Promise<{ pet: PetInput; shown: ApiResponse }> {
+  const shown = await ctx.api.get(petPath(pet.id));
+  const raced = ctx.model.attemptsOf(pet.id.toString()).some((a) => a.overlapped);
+  if (shown.status !== 404 || !raced) return { pet, shown };
+  const { id: _, ...fields } = pet;
+  const again = ctx.newPet(fields);
+  await createPet(ctx.api, again, { alone: true });
+  return { pet: again, shown: await ctx.api.get(petPath(again.id)) };
+}
 
 // JSON spelled in the ways readers get wrong (harness/contract/minefield.ts): white space of every kind JSON
 // allows, the id last, keys and strings written with escapes, an escaped solidus, surrogate pairs, raw
