@@ -122,6 +122,39 @@ describe('roll-up: a check whose precondition failed is blocked, not failed', ()
     expect(verdict).toBe('non-conformant');
   });
 
+  test('blocked on an answer about a pet the run created, where more than one store answers: by CREATE-PERSISTED, which names the stores', () => {
+    const ids = ['CREATE-PERSISTED', 'SHOW-OK', 'ANY-ACCEPT-JSON'];
+    const storeCatalog = {
+      requirements: ids.map((id) => req(id, 'MUST')),
+      get: (id: string) => (ids.includes(id) ? req(id, 'MUST') : undefined),
+    };
+    const stores = {
+      expected: 'pet 7, which this run created, shown by every show after its create',
+      received: 'GET /v1/pets/7 answered 200 with the pet, though GET /v1/pets/7 answered 404',
+      reproduce: '#!/bin/sh',
+    };
+    const run = (aboutCreatedPet: boolean) =>
+      rollUp(
+        storeCatalog,
+        [
+          outcome('CREATE-PERSISTED', 'passed', { moreThanOneStore: stores }),
+          outcome('SHOW-OK', 'passed'),
+          {
+            ...blockedOutcome('ANY-ACCEPT-JSON', ['SHOW-OK']),
+            ...(aboutCreatedPet ? { aboutCreatedPet: true as const } : {}),
+          },
+        ],
+        { only: [], strict: false },
+      ).results;
+    expect(run(true).find((r) => r.id === 'CREATE-PERSISTED')).toMatchObject({ status: 'failed' });
+    expect(run(true).find((r) => r.id === 'ANY-ACCEPT-JSON')).toMatchObject({
+      status: 'skipped',
+      blockedBy: ['CREATE-PERSISTED'],
+    });
+    // Not about a pet the run created: its blocker passed, so it fails itself, as any other.
+    expect(run(false).find((r) => r.id === 'ANY-ACCEPT-JSON')).toMatchObject({ status: 'failed' });
+  });
+
   test('one check failed and one blocked: the requirement failed', () => {
     const { results } = rollUp(
       catalog,

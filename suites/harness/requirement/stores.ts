@@ -2,8 +2,8 @@
  * A deployment answering from more than one store (issue 35: Flask under gunicorn with two workers,
  * an in-memory dict each, spread one cause over four requirements, different each run). The model
  * sees it (model.ts moreThanOneStore: a pet the run created, found by one show and not by another);
- * each check leaves that evidence in its meta, and whether its own failure was about a pet the run
- * created, so that the roll-up names the cause once, on CREATE-PERSISTED, and blocks by it the
+ * each check leaves that evidence in its meta, and whether its own failure (or what blocked it) was
+ * about a pet the run created, so that the roll-up names the cause once, on CREATE-PERSISTED, and blocks by it the
  * failures it explains.
  */
 import type { TaskMeta } from 'vitest';
@@ -11,6 +11,7 @@ import { isConformanceError } from '../evidence/errors.ts';
 import type { ExchangeRecord } from '../evidence/exchange.ts';
 import { redact } from '../evidence/redact.ts';
 import type { Model } from '../model/model.ts';
+import { isBlocked } from './blocked.ts';
 import { isExplained } from './second-opinion.ts';
 
 /** Writes into `meta` what the run knows of more than one store, and whether `thrown` was about a pet it created. */
@@ -29,9 +30,11 @@ export function recordStores(
   // Kept whether or not the stores are known to differ yet: a check of the first phase ends before.
   const exchange = isExplained(thrown)
     ? thrown.failure.exchanges?.at(-1)
-    : isConformanceError(thrown)
-      ? thrown.exchanges?.at(-1)
-      : undefined;
+    : isBlocked(thrown)
+      ? thrown.evidence.exchange
+      : isConformanceError(thrown)
+        ? thrown.exchanges?.at(-1)
+        : undefined;
   const id = exchange === undefined ? undefined : petIdOf(exchange);
   if (id !== undefined && model.isCreated(id)) meta.aboutCreatedPet = true;
 }
