@@ -12,9 +12,9 @@ export default defineConfig({
     // Two files at once on 2 cores; vitest's default on more.
     maxWorkers: Math.max(2, availableParallelism() - 1),
     // Concurrent tests of a file at once (vitest's default is 5): the variants test has one test per
-    // variant, most of them waiting for a slot of their own (test/variants/variants.test.ts), and
-    // those that wait on a rate limit or a hanging server must not hold the others back.
-    maxConcurrency: 16,
+    // variant, each waiting for a slot of its own kind (test/variants/variants.test.ts: two runs that
+    // compute, four that mostly wait), so that neither kind holds the other back.
+    maxConcurrency: 256,
     // The compiled command (dist/, which tests run in process: test/helpers/cli.ts runInProcess) is
     // loaded by Node as it ships, not transformed by vitest.
     server: { deps: { external: [/\/dist\//] } },
