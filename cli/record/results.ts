@@ -100,8 +100,8 @@ export interface TestOutcome {
     readonly received: string;
     readonly reproduce: string;
   };
-  /** Failed on an answer about a pet the run created: with more than one store, that explains it. */
-  readonly aboutCreatedPet?: true;
+  /** Failed on an answer about what the store holds (a pet the run created, the list): with more than one store, that explains it. */
+  readonly aboutStoredPets?: true;
   readonly comeAndGo?: {
     readonly method: string;
     readonly url: string;

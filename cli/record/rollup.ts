@@ -179,7 +179,7 @@ export function rollUp(
       };
     }
     const failedOnStores =
-      failed.length > 0 && stores !== undefined && failed.every((t) => t.aboutCreatedPet);
+      failed.length > 0 && stores !== undefined && failed.every((t) => t.aboutStoredPets);
     if (failedOnStores) {
       // Its checks failed on pets the run created, which one store kept and another did not.
       const evidence = failed.flatMap((t) => t.failures)[0];
@@ -241,7 +241,7 @@ export function rollUp(
         blockedBy: [
           ...new Set(
             blockedTests.flatMap((t) =>
-              stores !== undefined && t.aboutCreatedPet ? [STORES_ID] : (t.blockedBy ?? []),
+              stores !== undefined && t.aboutStoredPets ? [STORES_ID] : (t.blockedBy ?? []),
             ),
           ),
         ],

@@ -117,7 +117,7 @@ export class OutcomeCollector implements Reporter {
       notJudged?: { cause?: unknown; message?: unknown };
       comeAndGo?: { method?: unknown; url?: unknown; status?: unknown; again?: unknown };
       moreThanOneStore?: { expected?: unknown; received?: unknown; reproduce?: unknown };
-      aboutCreatedPet?: unknown;
+      aboutStoredPets?: unknown;
     };
     const blockedBy = Array.isArray(meta.blockedBy)
       ? meta.blockedBy.filter((id) => typeof id === 'string')
@@ -170,7 +170,7 @@ export class OutcomeCollector implements Reporter {
             },
           }
         : {}),
-      ...(meta.aboutCreatedPet === true ? { aboutCreatedPet: true as const } : {}),
+      ...(meta.aboutStoredPets === true ? { aboutStoredPets: true as const } : {}),
     };
     let outcome: CheckOutcome;
     if (result.state === 'failed') {

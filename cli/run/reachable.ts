@@ -23,8 +23,15 @@ export async function checkReachable(baseUrl: string, timeoutMs: number, network
   // A TLS alert that comes after the handshake (TLS 1.3's "certificate required") reaches undici
   // as "other side closed": the socket's own error says what happened.
   const socketErrors: unknown[] = [];
+  // The channel is the process's: only this target's connections are listened to (runs in one
+  // process, as the tests have them, each ask their own).
   const onConnected = (message: unknown) => {
-    const { socket } = message as { socket: NodeJS.EventEmitter };
+    const { socket, connectParams } = message as {
+      socket: NodeJS.EventEmitter;
+      connectParams?: { host?: string; protocol?: string };
+    };
+    const ours = connectParams?.host === url.host && connectParams.protocol === url.protocol;
+    if (!ours && network?.proxy === undefined) return;
     socket.on('error', (error: unknown) => socketErrors.push(error));
   };
   diagnostics.subscribe('undici:client:connected', onConnected);

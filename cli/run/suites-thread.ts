@@ -8,10 +8,13 @@
  * logger exits on SIGINT and SIGTERM; a teardown that outlasts teardownTimeout exits too) cannot end
  * the command, which stops a run itself, cleanly, on the first signal (run/interrupt.ts).
  *
- * Messages in: { type: 'run', … } once, then { type: 'stop' } when the run is interrupted. Out:
+ * Messages in: { type: 'run', … }, then { type: 'stop' } when the run is interrupted. Out:
  * 'collected', 'start' and 'outcome' as the run goes (plain data), then 'done' with the rest of the
- * run. Everything written here (vitest's messages) leaves on this thread's stdout and stderr, which
- * the main thread masks before they reach a terminal (suites.ts).
+ * run. A thread whose run ended as runs end (not cut short) may be handed the next run of the
+ * process: each run is a vitest of its own (startVitest), and only the modules this thread loaded
+ * are kept (suites.ts keeps such threads for a program that runs the command more than once).
+ * Everything written here (vitest's messages) leaves on this thread's stdout and stderr, which the
+ * main thread masks before they reach a terminal (suites.ts).
  */
 import { parentPort } from 'node:worker_threads';
 import { PathOrder } from '../../suites/vitest.shared.ts';
@@ -49,18 +52,15 @@ type RunMessage = Extract<ToSuites, { type: 'run' }>;
 
 const port = parentPort;
 if (port) {
-  const stop = new AbortController();
+  let stop = new AbortController();
   const send = (message: FromSuites) => port.postMessage(message);
   port.on('message', (message: ToSuites) => {
     if (message.type === 'stop') {
       stop.abort();
       return;
     }
-    void run(message, send, stop.signal).then((done) => {
-      send(done);
-      // Nothing keeps the thread then: it ends once vitest's last handles close.
-      port.close();
-    });
+    stop = new AbortController();
+    void run(message, send, stop.signal).then(send);
   });
 }
 

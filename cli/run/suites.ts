@@ -41,13 +41,21 @@ export interface RunSuitesOptions {
 }
 
 const compiled = import.meta.url.endsWith('.js');
-let prepared: Worker | undefined;
+/**
+ * Suites' threads ready for a run: the one started ahead (prepareSuites), and those whose run ended
+ * as runs end, kept for the next run of the process (a program calling main() more than once: the
+ * project's own tests do, hundreds of times). Idle, they keep no process alive.
+ */
+const ready: Worker[] = [];
 
-/** Starts the suites' thread ahead of the run, which loads vitest meanwhile; idle, it keeps no process alive. */
+/** Starts the suites' thread ahead of the run, which loads vitest meanwhile, unless one is ready. */
 export function prepareSuites(): void {
-  if (!compiled || prepared) return;
-  prepared = new Worker(new URL('./suites-thread.js', import.meta.url), { stdout: true, stderr: true });
-  prepared.unref();
+  if (!compiled || ready.length > 0) return;
+  const worker = new Worker(new URL('./suites-thread.js', import.meta.url), { stdout: true, stderr: true });
+  worker.unref();
+  // One that ends while it waits is not handed a run.
+  worker.once('exit', () => ready.includes(worker) && ready.splice(ready.indexOf(worker), 1));
+  ready.push(worker);
 }
 
 /** Runs the suites once. Never rejects for what a server does; returns what vitest reported. */
@@ -80,26 +88,28 @@ export async function runSuites(suiteOptions: VitestOptions, options: RunSuitesO
 /** The run on the suites' thread: the prepared one, or one started now. */
 async function onThread(suiteOptions: VitestOptions, options: RunSuitesOptions): Promise<SuiteRun> {
   prepareSuites();
-  const worker = prepared!;
-  prepared = undefined;
+  const worker = ready.pop()!;
   worker.ref();
-  pipeMasked(worker, options.output);
+  const unpipe = pipeMasked(worker, options.output);
+  let reusable = false;
   const outcomes: CheckOutcome[] = [];
   const onStop = () => worker.postMessage({ type: 'stop' } satisfies ToSuites);
   options.stop?.addEventListener('abort', onStop, { once: true });
-  const exited = new Promise<number>((resolve) => worker.once('exit', resolve));
+  let settle: (run: SuiteRun) => void = () => undefined;
+  const onMessage = (message: FromSuites) => {
+    if (message.type === 'collected') options.events?.onCollected?.(message.checks);
+    else if (message.type === 'start') options.events?.onStart?.(message.check);
+    else if (message.type === 'outcome') {
+      outcomes.push(message.outcome);
+      options.events?.onOutcome?.(message.outcome, message.done, message.collected);
+    } else settle(message.run);
+  };
+  const onError = (error: Error) => settle(failed(`the suites' thread failed: ${error.message}`));
+  const onExit = (code: number) => settle(failed(`the suites' thread ended (exit code ${code})`));
   try {
     const done = await new Promise<SuiteRun>((resolve) => {
-      worker.on('message', (message: FromSuites) => {
-        if (message.type === 'collected') options.events?.onCollected?.(message.checks);
-        else if (message.type === 'start') options.events?.onStart?.(message.check);
-        else if (message.type === 'outcome') {
-          outcomes.push(message.outcome);
-          options.events?.onOutcome?.(message.outcome, message.done, message.collected);
-        } else resolve(message.run);
-      });
-      worker.once('error', (error) => resolve(failed(`the suites' thread failed: ${error.message}`)));
-      void exited.then((code) => resolve(failed(`the suites' thread ended (exit code ${code})`)));
+      settle = resolve;
+      worker.on('message', onMessage).once('error', onError).once('exit', onExit);
       const { sequencer, ...sequence } = suiteOptions.sequence ?? {};
       worker.postMessage({
         type: 'run',
@@ -112,14 +122,18 @@ async function onThread(suiteOptions: VitestOptions, options: RunSuitesOptions):
       } satisfies ToSuites);
       if (options.stop?.aborted) onStop();
     });
+    // A run that ended as runs end leaves its thread fit for the next; one cut short does not.
+    reusable =
+      !done.deadlineHit && !done.interrupted && done.startError === undefined && !options.stop?.aborted;
     return { ...done, outcomes: [...outcomes, ...done.outcomes] };
   } finally {
     options.stop?.removeEventListener('abort', onStop);
-    // The thread ends by itself once vitest has closed, which can take a few hundred ms the run
-    // need not wait for; one that does not is ended. It keeps the process alive no longer.
+    worker.off('message', onMessage).off('error', onError).off('exit', onExit);
+    unpipe();
+    // It keeps the process alive no longer: kept for the next run, or ended.
     worker.unref();
-    const timer = setTimeout(() => void worker.terminate(), 2_000).unref();
-    void exited.then(() => clearTimeout(timer));
+    if (reusable) ready.push(worker);
+    else void worker.terminate();
   }
 }
 
@@ -132,10 +146,16 @@ function failed(startError: string): SuiteRun {
  * What the thread writes (vitest's messages), to `output`, masked; without `output`, to the process's
  * streams as it is. Worker's stdout and stderr options keep it from reaching them by any other way.
  */
-function pipeMasked(worker: Worker, output: RunSuitesOptions['output']): void {
+function pipeMasked(worker: Worker, output: RunSuitesOptions['output']): () => void {
   const to = (target: NodeJS.WritableStream) => (output ? maskedStream(target, output.redactor) : target);
-  worker.stdout.pipe(to(output?.stdout ?? process.stdout), { end: false });
-  worker.stderr.pipe(to(output?.stderr ?? process.stderr), { end: false });
+  const stdout = to(output?.stdout ?? process.stdout);
+  const stderr = to(output?.stderr ?? process.stderr);
+  worker.stdout.pipe(stdout, { end: false });
+  worker.stderr.pipe(stderr, { end: false });
+  return () => {
+    worker.stdout.unpipe(stdout);
+    worker.stderr.unpipe(stderr);
+  };
 }
 
 /** The events, with the timeline's marks of the first file collected and the first test done. */

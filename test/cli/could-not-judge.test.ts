@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { RunningServer } from '../../reference-impl/index.ts';
-import { build, type CliResult, failMessage, type Json, readJson, runCli } from '../helpers/cli.ts';
+import { build, type CliResult, failMessage, type Json, readJson, runInProcess } from '../helpers/cli.ts';
 import { busyStore } from '../variants/faulty/lived.ts';
 import { reference } from '../variants/servers/reference.ts';
 
@@ -29,7 +29,7 @@ interface Run {
 async function runAgainst(server: RunningServer, name: string, args: string[] = []): Promise<Run> {
   const dir = path.join(work, name);
   try {
-    const cli = await runCli(['--base-url', server.url, '--seed', '7', '--report-dir', dir, ...args], {
+    const cli = await runInProcess(['--base-url', server.url, '--seed', '7', '--report-dir', dir, ...args], {
       timeoutMs: 120_000,
     });
     return { cli, dir, summary: readJson(path.join(dir, 'summary.json')) };

@@ -133,7 +133,7 @@ describe('roll-up: a check whose precondition failed is blocked, not failed', ()
       received: 'GET /v1/pets/7 answered 200 with the pet, though GET /v1/pets/7 answered 404',
       reproduce: '#!/bin/sh',
     };
-    const run = (aboutCreatedPet: boolean) =>
+    const run = (aboutStoredPets: boolean) =>
       rollUp(
         storeCatalog,
         [
@@ -141,7 +141,7 @@ describe('roll-up: a check whose precondition failed is blocked, not failed', ()
           outcome('SHOW-OK', 'passed'),
           {
             ...blockedOutcome('ANY-ACCEPT-JSON', ['SHOW-OK']),
-            ...(aboutCreatedPet ? { aboutCreatedPet: true as const } : {}),
+            ...(aboutStoredPets ? { aboutStoredPets: true as const } : {}),
           },
         ],
         { only: [], strict: false },

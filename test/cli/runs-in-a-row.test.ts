@@ -7,7 +7,7 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { build, failMessage, readJson, runCli } from '../helpers/cli.ts';
+import { build, failMessage, readJson, runInProcess } from '../helpers/cli.ts';
 import {
   idsOf,
   type LivedRun,
@@ -130,7 +130,9 @@ describe('rerun and --expected against the same faulty server judge with fresh v
 
   test('rerun says the kept out-of-range ids still fail (exit 1), not that they are fixed', async () => {
     const reportDir = path.join(first.reportDir, 'rerun');
-    const rerun = await runCli(['rerun', first.reportDir, '--report-dir', reportDir], { timeoutMs: 120_000 });
+    const rerun = await runInProcess(['rerun', first.reportDir, '--report-dir', reportDir], {
+      timeoutMs: 120_000,
+    });
     expect(rerun.code, failMessage(rerun)).toBe(1);
     const summary = readJson(path.join(reportDir, 'summary.json'));
     expect(summary.rerun.stillFailing).toEqual(expect.arrayContaining(['CREATE-ID-OUT-OF-RANGE']));

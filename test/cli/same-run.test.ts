@@ -1,14 +1,25 @@
 // The same run on every machine: the same seed, options and target send the same requests and
-// create the same pets whatever the cores. Two default runs with one seed, each against a reference
-// of its own that counts what it receives: one as this machine is, one in a process shown 16 cores
+// create the same pets whatever the cores. Default runs with one seed, each against a reference of
+// its own that counts what it receives: one as this machine is, one in a process shown 16 cores
 // (test/cli/fixtures/cores.mjs, as a large CI runner; two workers there once split the model and
-// created half as many pets again). And exchanges.har holds every exchange of the run.
+// created half as many pets again), and two in this process through main(), the second on the
+// suites' thread the first left (cli/run/suites.ts keeps it: a run costs a third less CPU then), as a
+// program that runs the command more than once does. And exchanges.har holds every exchange of the run.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startReferenceServer } from '../../reference-impl/index.ts';
-import { BIN, build, type CliResult, type Json, ROOT, readJson, runCli } from '../helpers/cli.ts';
+import {
+  BIN,
+  build,
+  type CliResult,
+  type Json,
+  ROOT,
+  readJson,
+  runCli,
+  runInProcess,
+} from '../helpers/cli.ts';
 
 const SEED = '20261128';
 const work = mkdtempSync(path.join(tmpdir(), 'petstore-conformance-same-run-'));
@@ -20,8 +31,11 @@ interface Run {
   readonly entries: readonly Json[];
 }
 
-/** A default run with SEED and --har against a reference of its own; `cores` shown to the process if given. */
-async function runOn(name: string, cores?: number): Promise<Run> {
+/**
+ * A default run with SEED and --har against a reference of its own: in a process of its own shown
+ * `cores` cores, or in this process when `cores` is 'in process'.
+ */
+async function runOn(name: string, cores: number | 'in process'): Promise<Run> {
   const received: string[] = [];
   const server = await startReferenceServer({
     port: 0,
@@ -36,15 +50,15 @@ async function runOn(name: string, cores?: number): Promise<Run> {
   });
   const reportDir = path.join(work, name);
   try {
-    const cli = await runCli(['--seed', SEED, '--har', '--base-url', server.url, '--report-dir', reportDir], {
-      timeoutMs: 120_000,
-      ...(cores === undefined
-        ? {}
-        : {
+    const args = ['--seed', SEED, '--har', '--base-url', server.url, '--report-dir', reportDir];
+    const cli =
+      cores === 'in process'
+        ? await runInProcess(args, { timeoutMs: 120_000 })
+        : await runCli(args, {
+            timeoutMs: 120_000,
             command: [process.execPath, '--import', path.join(ROOT, 'test/cli/fixtures/cores.mjs'), BIN],
             env: { PETSTORE_TEST_CORES: String(cores) },
-          }),
-    });
+          });
     return { cli, received, entries: readJson(path.join(reportDir, 'exchanges.har')).log.entries };
   } finally {
     await server.close();
@@ -60,11 +74,13 @@ function targetOf(method: string, pathAndQuery: string): string {
 }
 
 let here: Run;
+let again: Run;
 let sixteen: Run;
 
 beforeAll(async () => {
   await build();
-  here = await runOn('here');
+  here = await runOn('here', 'in process');
+  again = await runOn('again', 'in process');
   sixteen = await runOn('sixteen-cores', 16);
 }, 300_000);
 
@@ -104,12 +120,13 @@ const creates = (run: Run) =>
   ).length;
 
 describe('the same seed against the reference', () => {
-  test('both runs are conformant', () => {
-    for (const run of [here, sixteen]) expect(run.cli.code, `${run.cli.stdout}\n${run.cli.stderr}`).toBe(0);
+  test('every run is conformant', () => {
+    for (const run of [here, again, sixteen])
+      expect(run.cli.code, `${run.cli.stdout}\n${run.cli.stderr}`).toBe(0);
   });
 
   test('exchanges.har holds every request the reference received (its reachability probe aside)', () => {
-    for (const run of [here, sixteen]) {
+    for (const run of [here, again, sixteen]) {
       expect(run.received[0]).toBe('GET /v1');
       const har = run.entries.map((e) => {
         const url = new URL(e.request.url);
@@ -121,14 +138,25 @@ describe('the same seed against the reference', () => {
   });
 
   test('sends the same requests and creates the same number of pets on this machine and on 16 cores', () => {
-    expect(sixteen.entries.length).toBe(here.entries.length);
-    expect(creates(sixteen)).toBe(creates(here));
-    // The requests only one of the runs sent, each shortened (a body of 4 MiB is among them).
-    const a = normalised(here);
-    const b = normalised(sixteen);
-    const only = (x: string[], y: string[]) =>
-      x.filter((r) => !y.includes(r)).map((r) => (r.length > 300 ? `${r.slice(0, 300)}…` : r));
-    expect({ onlyHere: only(a, b), onlyOnSixteen: only(b, a) }).toEqual({ onlyHere: [], onlyOnSixteen: [] });
-    expect(b).toEqual(a);
+    expectSameRequests(here, sixteen);
+  });
+
+  test('a second run in the same process, on the suites thread the first left, sends the same requests', () => {
+    expectSameRequests(here, again);
   });
 });
+
+function expectSameRequests(one: Run, other: Run): void {
+  expect(other.entries.length).toBe(one.entries.length);
+  expect(creates(other)).toBe(creates(one));
+  // The requests only one of the runs sent, each shortened (a body of 4 MiB is among them).
+  const a = normalised(one);
+  const b = normalised(other);
+  const only = (x: string[], y: string[]) =>
+    x.filter((r) => !y.includes(r)).map((r) => (r.length > 300 ? `${r.slice(0, 300)}…` : r));
+  expect({ onlyInOne: only(a, b), onlyInTheOther: only(b, a) }).toEqual({
+    onlyInOne: [],
+    onlyInTheOther: [],
+  });
+  expect(b).toEqual(a);
+}

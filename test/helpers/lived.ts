@@ -11,7 +11,7 @@ import { variants } from '../variants/index.ts';
 import { reference } from '../variants/servers/reference.ts';
 import { headAsGet } from '../variants/servers/wrap.ts';
 import type { Variant } from '../variants/variant.ts';
-import { type CliResult, type Json, readJson, runCli } from './cli.ts';
+import { type CliResult, type Json, readJson, runInProcess } from './cli.ts';
 
 /** The variant of that name (test/variants/index.ts); throws for a name it does not have. */
 export function variantNamed(name: string): Variant {
@@ -50,7 +50,7 @@ export function idsOf(summary: Json, which: 'failed' | 'blocked'): string[] {
 /** Runs the command once against `url` (--strict, the variants' seed unless args give another). */
 export async function runAgainst(url: string, args: readonly string[] = []): Promise<LivedRun> {
   const reportDir = mkdtempSync(path.join(tmpdir(), 'petstore-lived-'));
-  const cli = await runCli(
+  const cli = await runInProcess(
     ['--base-url', url, '--strict', '--seed', '20261122', '--report-dir', reportDir, ...args],
     { timeoutMs: 120_000 },
   );

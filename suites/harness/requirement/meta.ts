@@ -51,8 +51,8 @@ declare module 'vitest' {
      * moreThanOneStore): the first answer that shows it, masked. stores.ts.
      */
     moreThanOneStore?: { expected: string; received: string; reproduce: string };
-    /** The test failed on an answer about a pet the run created (a show not found, its id taken). */
-    aboutCreatedPet?: boolean;
+    /** The test failed on an answer about what the store holds: a pet the run created (a show not found, its id taken), or the list of pets. */
+    aboutStoredPets?: boolean;
     /** The test was not judged: these requirements' failures block it (its skip note says how). */
     blockedBy?: string[];
     /** What a blocked test needed, what came back, and the curl line (masked). */

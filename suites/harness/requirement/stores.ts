@@ -3,7 +3,8 @@
  * an in-memory dict each, spread one cause over four requirements, different each run). The model
  * sees it (model.ts moreThanOneStore: a pet the run created, found by one show and not by another);
  * each check leaves that evidence in its meta, and whether its own failure (or what blocked it) was
- * about a pet the run created, so that the roll-up names the cause once, on CREATE-PERSISTED, and blocks by it the
+ * about what the store holds (a pet the run created, the list), so that the roll-up names the cause once, on
+ * CREATE-PERSISTED, and blocks by it the
  * failures it explains.
  */
 import type { TaskMeta } from 'vitest';
@@ -14,7 +15,7 @@ import type { Model } from '../model/model.ts';
 import { isBlocked } from './blocked.ts';
 import { isExplained } from './second-opinion.ts';
 
-/** Writes into `meta` what the run knows of more than one store, and whether `thrown` was about a pet it created. */
+/** Writes into `meta` what the run knows of more than one store, and whether `thrown` was about what the store holds. */
 export function recordStores(
   meta: TaskMeta,
   model: Pick<Model, 'moreThanOneStore' | 'isCreated'>,
@@ -35,8 +36,15 @@ export function recordStores(
       : isConformanceError(thrown)
         ? thrown.exchanges?.at(-1)
         : undefined;
-  const id = exchange === undefined ? undefined : petIdOf(exchange);
-  if (id !== undefined && model.isCreated(id)) meta.aboutCreatedPet = true;
+  if (exchange === undefined) return;
+  const id = petIdOf(exchange);
+  if ((id !== undefined && model.isCreated(id)) || isTheList(exchange)) meta.aboutStoredPets = true;
+}
+
+/** A GET or HEAD of the list: what it holds, and so its length, is the store's that answered it. */
+function isTheList(x: ExchangeRecord): boolean {
+  const path = x.url.replace(/^https?:\/\/[^/]+/, '').split('?')[0] ?? '';
+  return (x.method === 'GET' || x.method === 'HEAD') && /\/pets\/?$/.test(path);
 }
 
 /** The pet an exchange is about: the id of its path (/pets/{id}), or of a create's body. */
