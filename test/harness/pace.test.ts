@@ -68,7 +68,7 @@ describe('a ceiling set from the start', () => {
     const { admitted } = ask(pace, clock, 3);
     await settle();
     expect(admitted).toHaveLength(2);
-    admitted[0]!.admission.done(ok);
+    admitted[0]!.admission.done({ answer: ok });
     await settle();
     expect(admitted).toHaveLength(3);
   });
@@ -80,7 +80,7 @@ describe('a ceiling set from the start', () => {
     await settle();
     for (let t = 0; t < 3_000; t += 10) {
       await clock.advance(10);
-      for (const a of admitted) a.admission.done(ok);
+      for (const a of admitted) a.admission.done({ answer: ok });
     }
     expect(admitted).toHaveLength(12);
     const times = admitted.map((a) => a.at);
@@ -97,7 +97,7 @@ describe('a ceiling set from the start', () => {
     for (let i = 0; i < 4; i++)
       void pace.admit().then((a) => {
         order.push(i);
-        a.done(ok);
+        a.done({ answer: ok });
       });
     await clock.advance(1);
     expect(order).toEqual([0, 1, 2, 3]);
@@ -113,7 +113,7 @@ describe('a ceiling set from the start', () => {
     stop.abort(new Error('the check timed out'));
     await settle();
     expect(second.rejected).toEqual([new Error('the check timed out')]);
-    first.admitted[0]!.admission.done(ok);
+    first.admitted[0]!.admission.done({ answer: ok });
     expect(pace.report().refusals).toBe(0);
   });
 });
@@ -124,7 +124,7 @@ describe('a deployment that refuses for the rate', () => {
     const pace = new Pace({ concurrency: 10, clock });
     const first = ask(pace, clock, 1);
     await settle();
-    first.admitted[0]!.admission.done({ status: 429, headers: { 'retry-after': '2' } });
+    first.admitted[0]!.admission.done({ answer: { status: 429, headers: { 'retry-after': '2' } } });
     const later = ask(pace, clock, 1);
     await clock.advance(1_999);
     expect(later.admitted).toHaveLength(0);
@@ -137,11 +137,11 @@ describe('a deployment that refuses for the rate', () => {
     const pace = new Pace({ concurrency: 10, clock });
     const a = ask(pace, clock, 1);
     await settle();
-    a.admitted[0]!.admission.done({ status: 429, headers: {} });
+    a.admitted[0]!.admission.done({ answer: { status: 429, headers: {} } });
     const b = ask(pace, clock, 1);
     await clock.advance(1_000);
     expect(b.admitted.map((x) => x.at)).toEqual([1_000]);
-    b.admitted[0]!.admission.done({ status: 429, headers: {} });
+    b.admitted[0]!.admission.done({ answer: { status: 429, headers: {} } });
     const c = ask(pace, clock, 1);
     await clock.advance(3_000);
     expect(c.admitted[0]!.at).toBeGreaterThanOrEqual(3_000);
@@ -155,8 +155,8 @@ describe('a deployment that refuses for the rate', () => {
     for (let i = 0; i < 40; i++) {
       await clock.advance(20);
     }
-    for (const a of burst.admitted.slice(0, 39)) a.admission.done(ok);
-    burst.admitted[39]!.admission.done({ status: 429, headers: { 'retry-after': '1' } });
+    for (const a of burst.admitted.slice(0, 39)) a.admission.done({ answer: ok });
+    burst.admitted[39]!.admission.done({ answer: { status: 429, headers: { 'retry-after': '1' } } });
     expect(pace.rate()).toBeCloseTo(25, 5);
     await clock.advance(5_000);
     expect(pace.rate()).toBeCloseTo(25 * 1.25 ** 5, 5);
@@ -168,17 +168,29 @@ describe('a deployment that refuses for the rate', () => {
   test('refusals of requests sent at the old pace cut it once, not once each', async () => {
     const clock = new FakeClock();
     const pace = new Pace({ concurrency: 100, clock });
-    const burst = ask(pace, clock, 30);
+    const burst = ask(pace, clock, 60);
     await clock.advance(500);
-    // 30 started at once, refused 500 ms later: a pace of 60 a second, halved once
-    for (const a of burst.admitted) a.admission.done({ status: 429, headers: { 'retry-after': '1' } });
-    expect(pace.rate()).toBe(30);
+    // 60 started at once (120 a second), 40 answered and 20 refused 500 ms later: cut once, to what
+    // got through (40 a second, less a tenth), which is less than half the pace
+    for (const a of burst.admitted.slice(0, 40)) a.admission.done({ answer: ok });
+    for (const a of burst.admitted.slice(40))
+      a.admission.done({ answer: { status: 429, headers: { 'retry-after': '1' } } });
+    expect(pace.rate()).toBeCloseTo(36, 5);
   });
 
-  test('a 503 with Retry-After is a refusal; a 503 without one, a 500 or a 404 are answers', () => {
+  test('a deployment that let nothing through is paced at the lowest pace at once', async () => {
+    const clock = new FakeClock();
+    const pace = new Pace({ concurrency: 100, clock });
+    const burst = ask(pace, clock, 30);
+    await clock.advance(500);
+    for (const a of burst.admitted) a.admission.done({ answer: { status: 503, headers: {} } });
+    expect(pace.rate()).toBe(1);
+  });
+
+  test('a 429 and a 503, with or without Retry-After, refuse for now; a 500 or a 404 are answers', () => {
     expect(isRefusal({ status: 503, headers: { 'retry-after': '1' } })).toBe(true);
     expect(isRefusal({ status: 429, headers: {} })).toBe(true);
-    expect(isRefusal({ status: 503, headers: {} })).toBe(false);
+    expect(isRefusal({ status: 503, headers: {} })).toBe(true);
     expect(isRefusal({ status: 500, headers: { 'retry-after': '1' } })).toBe(false);
     expect(isRefusal({ status: 404, headers: {} })).toBe(false);
   });
@@ -191,7 +203,7 @@ describe('a limit that cannot be waited out', () => {
     const first = ask(pace, clock, 1);
     const queued = ask(pace, clock, 2);
     await settle();
-    first.admitted[0]!.admission.done({ status: 429, headers: { 'retry-after': '3600' } });
+    first.admitted[0]!.admission.done({ answer: { status: 429, headers: { 'retry-after': '3600' } } });
     await settle();
     expect(queued.rejected).toHaveLength(2);
     expect(queued.rejected[0]).toBeInstanceOf(PaceGivenUp);
@@ -209,7 +221,7 @@ describe('a limit that cannot be waited out', () => {
     for (let t = 0; t <= 7_000; t += 1_000) {
       const one = ask(pace, clock, 1);
       await clock.advance(1_000);
-      one.admitted[0]?.admission.done({ status: 429, headers: { 'retry-after': '1' } });
+      one.admitted[0]?.admission.done({ answer: { status: 429, headers: { 'retry-after': '1' } } });
     }
     const late = ask(pace, clock, 1);
     await settle();
@@ -222,9 +234,9 @@ describe('a limit that cannot be waited out', () => {
     for (let t = 0; t <= 7_000; t += 1_000) {
       const one = ask(pace, clock, 1);
       await clock.advance(1_000);
-      one.admitted[0]?.admission.done(
-        t % 3_000 === 0 ? ok : { status: 429, headers: { 'retry-after': '1' } },
-      );
+      one.admitted[0]?.admission.done({
+        answer: t % 3_000 === 0 ? ok : { status: 429, headers: { 'retry-after': '1' } },
+      });
     }
     const late = ask(pace, clock, 1);
     await clock.advance(2_000);
@@ -240,8 +252,10 @@ describe('a deployment that declares its quota', () => {
     const first = ask(pace, clock, 2);
     await settle();
     first.admitted[0]!.admission.done({
-      status: 200,
-      headers: { ratelimit: '"default";r=1;t=3', 'ratelimit-policy': '"default";q=50;w=60' },
+      answer: {
+        status: 200,
+        headers: { ratelimit: '"default";r=1;t=3', 'ratelimit-policy': '"default";q=50;w=60' },
+      },
     });
     const later = ask(pace, clock, 1);
     await clock.advance(2_999);
@@ -256,7 +270,7 @@ describe('a deployment that declares its quota', () => {
     const pace = new Pace({ concurrency: 100, clock });
     const first = ask(pace, clock, 1);
     await settle();
-    first.admitted[0]!.admission.done({ status: 200, headers: { 'ratelimit-policy': '3;w=1' } });
+    first.admitted[0]!.admission.done({ answer: { status: 200, headers: { 'ratelimit-policy': '3;w=1' } } });
     const rest = ask(pace, clock, 6);
     await clock.advance(10);
     expect(rest.admitted).toHaveLength(2); // 3 in the window, the first one included

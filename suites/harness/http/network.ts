@@ -40,6 +40,32 @@ export interface AttemptOptions {
   readonly maxBodyBytes: number;
   /** The URL's path and query are sent as written, not resolved by the URL parser (dot segments kept). */
   readonly asWritten?: boolean;
+  /**
+   * Told when the request has a connection, `ms` after it was dispatched: false lets the connection
+   * go before the request is written on it (the attempt fails with the reason NotWritten).
+   */
+  readonly onConnection?: (ms: number) => boolean;
+  /**
+   * The body's first bytes, then a pause until the answer is complete or `ms` have passed, then the
+   * rest: a server that answers before it reads a large body (413, 401, 429) and closes is read
+   * before the connection breaks under the body still being written.
+   */
+  readonly pauseBody?: { readonly afterBytes: number; readonly ms: number };
+}
+
+/**
+ * Bodies this large are written a piece at a time, so that the attempt knows whether the server took
+ * all of it before the connection broke (Attempt.bodyWritten): a small body goes out with the headers.
+ */
+export const LARGE_BODY_BYTES = 64 * 1024;
+const BODY_PIECE_BYTES = 64 * 1024;
+
+/** Why an attempt ended before it was written on its connection (AttemptOptions.onConnection). */
+export class NotWritten extends Error {
+  constructor() {
+    super('the connection came too late: the request was not written on it');
+    this.name = 'NotWritten';
+  }
 }
 
 /**
@@ -66,6 +92,16 @@ export class Attempt {
   readonly done: Promise<void>;
   /** The reason abort() was called with, when it was. */
   abortReason: unknown;
+  /**
+   * performance.now() when the request had a connection to be written on (undici's onRequestStart:
+   * "before request is dispatched on socket"); undefined while it had none, and when it never had.
+   */
+  connectedAt: number | undefined;
+  /** The whole body was handed to the connection (a request without one: once it had a connection). */
+  bodyWritten = false;
+  private readonly dispatchedAt = performance.now();
+  /** Ends the pause of a paused body (AttemptOptions.pauseBody). */
+  private endPause: (() => void) | undefined;
   private readonly chunks: Buffer[] = [];
   private controller: Dispatcher.DispatchController | undefined;
   private settled = false;
@@ -82,14 +118,20 @@ export class Attempt {
       this.reject = reject;
     });
     const { origin, pathname, search } = options.asWritten ? splitAsWritten(url) : splitUrl(url);
+    const body = options.body;
+    const pieces = body !== undefined && (body.length >= LARGE_BODY_BYTES || options.pauseBody);
     try {
       dispatcher.dispatch(
         {
           origin,
           path: `${pathname}${search}`,
           method: options.method as Dispatcher.HttpMethod,
-          headers: options.headers,
-          body: options.body ?? null,
+          // A body written a piece at a time declares its length, as the whole one does.
+          headers: pieces ? { ...options.headers, 'content-length': String(body.length) } : options.headers,
+          // An AsyncIterable body, as Dispatcher.dispatch documents it (its types list a Readable only).
+          body: pieces
+            ? (this.pieces(body) as unknown as Dispatcher.DispatchOptions['body'])
+            : (body ?? null),
           headersTimeout: options.headersTimeout,
           bodyTimeout: options.bodyTimeout,
         },
@@ -105,6 +147,30 @@ export class Attempt {
     return Buffer.concat(this.chunks, this.size);
   }
 
+  /**
+   * The body a piece at a time, `bodyWritten` once the last one is handed over; with pauseBody, its
+   * first bytes, then a pause. Nothing more once the attempt is settled (its answer complete).
+   */
+  private async *pieces(body: Uint8Array): AsyncGenerator<Uint8Array> {
+    let at = 0;
+    const pause = this.options.pauseBody;
+    if (pause) {
+      at = Math.min(body.length, pause.afterBytes);
+      yield body.subarray(0, at);
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, pause.ms);
+        this.endPause = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+        if (this.settled) this.endPause();
+      });
+    }
+    for (; at < body.length && !this.settled; at += BODY_PIECE_BYTES)
+      yield body.subarray(at, Math.min(body.length, at + BODY_PIECE_BYTES));
+    if (at >= body.length) this.bodyWritten = true;
+  }
+
   /** Ends the attempt: `done` rejects with `reason`, and undici closes the request (its connection too when under way). */
   abort(reason: unknown): void {
     if (this.settled) return;
@@ -116,14 +182,28 @@ export class Attempt {
   private fail(error: unknown): void {
     if (this.settled) return;
     this.settled = true;
+    this.endPause?.();
     this.reject(error);
+  }
+
+  private succeed(): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.endPause?.();
+    this.resolve();
   }
 
   private handler(): Dispatcher.DispatchHandler {
     return {
       onRequestStart: (controller) => {
         this.controller = controller;
-        if (this.settled) controller.abort(this.abortReason as Error);
+        if (this.settled) return controller.abort(this.abortReason as Error);
+        // Aborted here, the request is never written on the connection (undici writes after this).
+        if (this.options.onConnection?.(performance.now() - this.dispatchedAt) === false)
+          return this.abort(new NotWritten());
+        this.connectedAt = performance.now();
+        if (this.options.body === undefined || this.options.body.length < LARGE_BODY_BYTES)
+          this.bodyWritten = !this.options.pauseBody;
       },
       onResponseStart: (_controller, status, headers) => {
         // 1xx answers are interim: the final one follows (undici's request() skips them too).
@@ -139,19 +219,14 @@ export class Attempt {
           this.chunks.push(chunk.subarray(0, room));
           this.size += room;
           this.truncated = true;
-          this.settled = true;
-          this.resolve();
+          this.succeed();
           controller.abort(new Error('body cut at the read cap')); // the rest is never read
           return;
         }
         this.chunks.push(chunk);
         this.size += chunk.length;
       },
-      onResponseEnd: () => {
-        if (this.settled) return;
-        this.settled = true;
-        this.resolve();
-      },
+      onResponseEnd: () => this.succeed(),
       onResponseError: (_controller, error) => this.fail(error),
     };
   }
