@@ -83,6 +83,8 @@ interface Sending {
   refusedSince?: number;
   /** Not sent again before this (a Retry-After of its own). */
   notBefore: number;
+  /** Its place in the pace's queue, when it keeps one: when it first asked. */
+  place?: number | undefined;
   /** Its large body is sent its first bytes first, then the rest after a pause (EARLY_ANSWER_PAUSE). */
   pausedBody: boolean;
 }
@@ -399,7 +401,11 @@ export class Client {
       const admission = await this.pace.admit(this.options.signal, {
         kind: state.kind,
         notBefore: state.notBefore,
+        ...(state.place === undefined ? {} : { place: state.place }),
       });
+      // Sent again after its first refusal, it keeps the place it had; refused again, it queues anew
+      // (a request the deployment keeps refusing does not hold the others back).
+      state.place = state.retries === 0 ? performance.now() - admission.waitedMs : undefined;
       this.pacedMs += admission.waitedMs;
       state.paced += admission.waitedMs;
       return admission;

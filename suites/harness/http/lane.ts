@@ -5,53 +5,53 @@
  * its next request may start, and what each refusal means:
  *
  * - **A limit of the rate**: refusals that stop when the lane slows down. The first one holds the
- *   lane for its Retry-After (1 s when it gives none, doubled while nothing but refusals come) and
- *   cuts its pace to what the deployment let through (the answers of the last two seconds, less a
- *   tenth), at most half the pace it refused; each second without a refusal the pace grows by a
- *   quarter, and ten seconds without one leave it free again. Refusals of requests sent before the
- *   lane reacted tell nothing new (they were sent at the old pace): they hold the lane for their
- *   Retry-After, no more.
- * - **Refusals that keep their share whatever the pace** (a shared limit other clients use up, load
- *   shed at random): once requests sent at a cut pace are refused about as often as those before the
- *   cut, the lane stops cutting and lifts its cut; each refused request then waits its own
- *   Retry-After (1 s when it gives none) while the others go on.
+ *   lane for its Retry-After, and cuts its pace to what the deployment let through (the answers of
+ *   the last two seconds), at most three quarters of the pace it refused. A refusal without
+ *   Retry-After holds the lane only when nothing got through to pace by (1 s, doubled while nothing
+ *   but refusals come). Each second without a refusal the pace grows by a quarter, up to what got
+ *   through; that cap doubles every five seconds without one, so a limit that went away is soon
+ *   free again. Refusals of requests sent before the lane reacted tell nothing new (they were sent
+ *   at the old pace): each waits its own Retry-After. What got through is measured once enough was
+ *   answered; before that, a cut halves the pace.
+ * - **Refusals that keep their share whatever the pace** (a limit other clients share and use up,
+ *   load shed at random): when a few refusals keep coming at the pace that got through, the lane
+ *   tries half that pace for a while. Still refused about as often there, the refusals are not the
+ *   run's rate: the lane lifts its cut, and each refused request waits its own Retry-After (1 s
+ *   when it gives none) while the others go on. Not refused there, it is a limit after all: the lane
+ *   goes back to the pace that got through and does not try again.
  * - **A 503 that is the server's answer**: a 503 without Retry-After whose share does not depend on
  *   the pace, or that still comes at the lowest pace, is not a refusal (ANY-NO-5XX's to judge).
  *
- * The lane counts the answers of the requests sent at each of its paces (an epoch: from one cut to
- * the next) by kind of request, for these judgements and for the pace to see when only one kind is
- * refused.
+ * What slowing down did is judged on the requests sent at a pace the lane set (an epoch: from one
+ * cut to the next), before its cap first doubled: the probes above it are refused by any limit.
  */
 
 /** The pace never goes below one request a second… */
 export const MIN_RATE = 1;
 /** …and above this it no longer limits. */
 const UNLIMITED_RATE = 10_000;
-/** The pace grows by this factor each second without a refusal… */
+/** The pace grows by this factor each second without a refusal, up to its cap… */
 const GROWTH_PER_SECOND = 1.25;
-/** …and no longer limits once this long has passed without one. */
-const FORGET_AFTER_MS = 10_000;
+/** …which doubles each time this long passes without one: the lane probes above what got through. */
+const CAP_DOUBLES_AFTER_MS = 5_000;
 /** A refusal without Retry-After holds the lane this long, doubled for each one in a row, at most MAX. */
 export const DEFAULT_HOLD_MS = 1_000;
 const MAX_DEFAULT_HOLD_MS = 30_000;
-/** What the deployment let through is measured over this window. */
+/** What the deployment let through is measured over this window (or since the lane's first request)… */
 const THROUGHPUT_WINDOW_MS = 2_000;
-/** A cut pace keeps this share of what the deployment let through, to stay under its limit. */
-const THROUGHPUT_MARGIN = 0.9;
+/** …and no shorter than this. */
+const MIN_THROUGHPUT_SPAN_MS = 250;
+/** A cut is at most this share of the pace that was refused. */
+const CUT = 0.75;
 /**
  * Answers of requests sent at one pace before the lane judges what slowing down did: enough to tell
- * one refusal in seven from none (about three expected).
+ * one refusal in ten from none most of the time.
  */
 export const MIN_SAMPLES = 20;
-/**
- * Refusals keep their share whatever the pace when requests sent at a cut pace are refused at least
- * this share as often as those before the cut… A rate limit refusing a share s of a pace refuses
- * 2s − 1 of half that pace: at least 0.6 s only when s ≥ 0.71, which leaves 2s − 1 ≥ 0.43, above
- * MAX_INDEPENDENT_SHARE.
- */
-const SAME_SHARE = 0.6;
-/** …and the share is at most this (a rate limit far exceeded refuses most requests at any pace). */
-const MAX_INDEPENDENT_SHARE = 0.3;
+/** A share of refusals above this, at the pace that got through, is a limit exceeded, not a few left over. */
+const SMALL_SHARE = 0.3;
+/** Refused at half the pace at least this share as often as before: the share does not depend on the pace. */
+const SAME_SHARE = 0.5;
 
 /** A refusal as the lane hears of it. */
 export interface Refused {
@@ -60,6 +60,8 @@ export interface Refused {
   readonly retryAfterMs?: number;
   /** The lane's epoch when the request was sent; undefined when it was sent through another lane. */
   readonly epoch: number | undefined;
+  /** When it was sent (the clock's time). */
+  readonly sentAt: number;
   /** The kind of request (pace.ts kindOf). */
   readonly kind: string;
   /** This request was refused before: a 503 it keeps getting may be its own, not load shed. */
@@ -75,11 +77,15 @@ export type Verdict =
       readonly notBefore: number;
     };
 
+/** The answers and refusals of the requests sent at one pace (an epoch), before its cap first doubled. */
 interface Counts {
   answered: number;
   refused: number;
   readonly byKind: Map<string, { answered: number; refused: number }>;
 }
+
+/** Epochs whose counts are kept, the latest ones. */
+const EPOCHS_KEPT = 4;
 
 /** What a lane learned, for the run's reports. */
 export interface LaneReport {
@@ -91,33 +97,47 @@ export interface LaneReport {
   readonly answered503?: true;
 }
 
+/**
+ * How the lane meets refusals now: free (never cut), paced at a cut (a limit of the rate), trying
+ * half its pace (are the refusals the run's rate?), or letting refused requests wait alone.
+ */
+type Mode =
+  | { readonly kind: 'free' }
+  | { readonly kind: 'cut'; readonly tried: boolean }
+  | { readonly kind: 'trial'; readonly share: number; readonly back: number }
+  | { readonly kind: 'independent' };
+
 export class Lane {
   /** No request of the lane starts before this (a Retry-After). */
   holdUntil = 0;
   /** Bumped at each cut: the pace a request was sent at. */
   epoch = 0;
-  /** Refusals keep their share whatever the pace: they wait alone, the lane is not cut. */
-  private independent = false;
+  private mode: Mode = { kind: 'free' };
   /** 503s without Retry-After are the server's answers in this lane. */
   private bare503Answers = false;
-  /** The pace after the last cut, and when it was cut; undefined while the lane is not cut. */
-  private cut: { rate: number; at: number } | undefined;
+  /**
+   * The pace after the last cut, when it was cut, and the most it grows to (what got through then);
+   * undefined while the lane is not cut.
+   */
+  private cut: { rate: number; at: number; cap: number; grows: boolean } | undefined;
   private escalations = 0;
   private lastStart = Number.NEGATIVE_INFINITY;
   /** Starts of the last second, oldest first (the lane's own pace, when it has not been cut). */
   private readonly starts: number[] = [];
-  /** When the answers (not refusals) of the last THROUGHPUT_WINDOW_MS came, oldest first. */
-  private readonly answeredAt: number[] = [];
+  /** When the answers (not refusals) of the last THROUGHPUT_WINDOW_MS came, and their kind, oldest first. */
+  private readonly answeredAt: { at: number; kind: string }[] = [];
   private readonly counts = new Map<number, Counts>();
   private lowestRate: number | undefined;
   private firstStart: number | undefined;
-
-  constructor(private readonly growth = GROWTH_PER_SECOND) {}
+  private wasIndependent = false;
 
   /** The lane's pace now (requests a second), or undefined when it does not limit. */
   rate(now: number): number | undefined {
-    if (!this.cut || now - this.cut.at >= FORGET_AFTER_MS) return undefined;
-    const grown = this.cut.rate * this.growth ** (Math.max(0, now - this.cut.at) / 1_000);
+    if (!this.cut) return undefined;
+    if (!this.cut.grows) return this.cut.rate;
+    const since = Math.max(0, now - this.cut.at);
+    const cap = this.cut.cap * 2 ** Math.floor(since / CAP_DOUBLES_AFTER_MS);
+    const grown = Math.min(cap, this.cut.rate * GROWTH_PER_SECOND ** (since / 1_000));
     return grown >= UNLIMITED_RATE ? undefined : grown;
   }
 
@@ -129,11 +149,6 @@ export class Lane {
     return at;
   }
 
-  /** Whether the lane holds or paces its requests now (the deployment, not the run's own ceiling). */
-  limits(now: number): boolean {
-    return this.holdUntil > now || this.rate(now) !== undefined;
-  }
-
   /** A request of the lane starts now; returns the epoch it is sent in. */
   started(now: number): number {
     this.firstStart ??= now;
@@ -143,45 +158,42 @@ export class Lane {
     return this.epoch;
   }
 
-  /** A request sent in `epoch` was answered (not refused). */
-  answered(epoch: number | undefined, kind: string, now: number): void {
+  /** A request sent at `sentAt`, in `epoch`, was answered (not refused). */
+  answered(epoch: number | undefined, kind: string, sentAt: number, now: number): void {
     if (epoch === this.epoch) this.escalations = 0;
-    this.answeredAt.push(now);
-    while (this.answeredAt.length > 0 && this.answeredAt[0]! <= now - THROUGHPUT_WINDOW_MS)
+    this.answeredAt.push({ at: now, kind });
+    while (this.answeredAt.length > 0 && this.answeredAt[0]!.at <= now - THROUGHPUT_WINDOW_MS)
       this.answeredAt.shift();
-    if (epoch !== undefined) this.add(epoch, kind, 'answered');
+    if (epoch !== undefined && this.atSetPace(epoch, sentAt)) this.add(epoch, kind, 'answered');
+    if (this.mode.kind === 'trial') this.endTrial(now);
   }
 
   /** A request was refused: what it means, and the lane's reaction. */
   refused(r: Refused, now: number): Verdict {
-    if (r.epoch !== undefined) this.add(r.epoch, r.kind, 'refused');
+    if (r.epoch !== undefined && this.atSetPace(r.epoch, r.sentAt)) this.add(r.epoch, r.kind, 'refused');
     const bare503 = r.status === 503 && r.retryAfterMs === undefined;
     if (bare503 && this.bare503Answers) return { answer: true };
-    if (this.independent) return bare503 ? this.answer503() : this.alone(r, now);
-    // Sent at an older pace: it holds the lane for its own Retry-After, and tells nothing new.
-    if (r.epoch !== this.epoch) {
-      if (r.retryAfterMs !== undefined) this.hold(now, r.retryAfterMs);
-      return { answer: false, notBefore: now };
-    }
-    if (this.cut && this.cut.rate <= MIN_RATE && this.rate(now) !== undefined) {
-      // At the lowest pace and still refused: a bare 503 is then the server's answer.
-      if (bare503) return this.answer503();
-    } else if (this.epoch > 0) {
-      const judged = this.judgeEpoch();
-      if (judged === 'undecided') return this.alone(r, now);
-      if (judged === 'independent') {
-        this.independent = true;
-        this.cut = undefined;
-        this.holdUntil = Math.min(this.holdUntil, now);
-        return bare503 ? this.answer503() : this.alone(r, now);
-      }
+    if (this.mode.kind === 'independent') return bare503 ? this.answer503() : this.alone(r, now);
+    // Sent at an older pace: the lane reacted since; it waits its own Retry-After, and tells nothing new.
+    if (r.epoch !== this.epoch) return this.alone(r, now);
+    // At the lowest pace and still refused: a bare 503 is then the server's answer.
+    if (this.cut && this.cut.rate <= MIN_RATE && bare503) return this.answer503();
+    if (this.mode.kind === 'trial') return this.judgeTrial(r, now, bare503);
+    if (this.mode.kind === 'cut' && this.atSetPace(r.epoch, r.sentAt)) {
+      const counts = this.counts.get(this.epoch)!;
+      const total = counts.answered + counts.refused;
+      // Too few answers at this pace to say what it did: this request waits, the lane goes on
+      // (unless nothing gets through at all: the lane then holds, longer each time).
+      if (total < MIN_SAMPLES && this.throughput(now) > 0) return this.alone(r, now);
+      if (total < MIN_SAMPLES) return this.react(r, now, false);
+      const share = counts.refused / total;
+      if (share <= SMALL_SHARE && !this.mode.tried) return this.startTrial(r, now, share);
     }
     // A 503 this request got before may be its own trouble: it holds, and does not cut again.
-    this.react(r, now, r.status === 429 || !r.again);
-    return { answer: false, notBefore: now };
+    return this.react(r, now, r.status === 429 || !r.again);
   }
 
-  /** Whether, in the epoch now, only `kind` was refused while enough others were answered. */
+  /** Whether, in the epoch now, only `kind` was refused while at least `minOthers` of other kinds were answered. */
   onlyRefused(kind: string, minOthers: number): boolean {
     const now = this.counts.get(this.epoch);
     if (!now || now.answered + now.refused < MIN_SAMPLES) return false;
@@ -199,14 +211,16 @@ export class Lane {
    * counts of its requests); this lane lets go of its limit, as the others were not refused.
    */
   split(kind: string, now: number): Lane {
-    const own = new Lane(this.growth);
+    const own = new Lane();
     own.holdUntil = this.holdUntil;
     own.epoch = this.epoch;
+    own.mode = this.mode;
     own.cut = this.cut;
     own.escalations = this.escalations;
     own.lastStart = this.lastStart;
     own.lowestRate = this.lowestRate;
     own.firstStart = this.firstStart;
+    own.answeredAt.push(...this.answeredAt.filter((a) => a.kind === kind));
     for (const [epoch, c] of this.counts) {
       const mine = c.byKind.get(kind);
       if (!mine) continue;
@@ -216,6 +230,7 @@ export class Lane {
       c.refused -= mine.refused;
       c.byKind.delete(kind);
     }
+    this.mode = { kind: 'free' };
     this.cut = undefined;
     this.lowestRate = undefined;
     this.holdUntil = Math.min(this.holdUntil, now);
@@ -226,25 +241,57 @@ export class Lane {
   report(): LaneReport {
     return {
       ...(this.lowestRate === undefined ? {} : { lowestRate: Math.round(this.lowestRate * 10) / 10 }),
-      ...(this.independent ? { independent: true as const } : {}),
+      ...(this.wasIndependent ? { independent: true as const } : {}),
       ...(this.bare503Answers ? { answered503: true as const } : {}),
     };
   }
 
   /**
-   * What slowing down did to the refusals: the share of the requests sent at the pace now, against
-   * the share at the pace before it. Undecided until enough answers of the pace now came.
+   * Whether a request sent at `sentAt` in `epoch` was sent at a pace the lane set: in the epoch now,
+   * before its cap first doubled (the probes above it are refused by any limit).
    */
-  private judgeEpoch(): 'undecided' | 'independent' | 'rate' {
-    const now = this.counts.get(this.epoch);
-    const before = this.counts.get(this.epoch - 1);
-    if (!now || now.answered + now.refused < MIN_SAMPLES) return 'undecided';
-    const share = now.refused / (now.answered + now.refused);
-    const shareBefore =
-      before && before.answered + before.refused > 0
-        ? before.refused / (before.answered + before.refused)
-        : 1;
-    return share <= MAX_INDEPENDENT_SHARE && share >= SAME_SHARE * shareBefore ? 'independent' : 'rate';
+  private atSetPace(epoch: number, sentAt: number): boolean {
+    if (epoch !== this.epoch) return false;
+    return !this.cut?.grows || sentAt - this.cut.at < CAP_DOUBLES_AFTER_MS;
+  }
+
+  /**
+   * A few refusals keep coming at the pace that got through: half that pace, not growing, for
+   * MIN_SAMPLES answers, to see whether they depend on the pace at all.
+   */
+  private startTrial(r: Refused, now: number, share: number): Verdict {
+    const back = this.cut!.rate;
+    this.setCut(now, back / 2, back / 2, false);
+    this.mode = { kind: 'trial', share, back };
+    return this.alone(r, now);
+  }
+
+  /** Refused at half the pace: the request waits alone, and the trial ends once enough were answered there. */
+  private judgeTrial(r: Refused, now: number, bare503: boolean): Verdict {
+    this.endTrial(now);
+    return bare503 && this.mode.kind === 'independent' ? this.answer503() : this.alone(r, now);
+  }
+
+  /**
+   * Ends the trial once MIN_SAMPLES requests sent at half the pace were answered or refused: refused
+   * about as often as before, the refusals do not depend on the pace (the lane lifts its cut, and
+   * refused requests wait alone); less, slowing down helped: a limit after all, paced at what got
+   * through again, and not tried again.
+   */
+  private endTrial(now: number): void {
+    const mode = this.mode as Extract<Mode, { kind: 'trial' }>;
+    const counts = this.counts.get(this.epoch);
+    const total = counts ? counts.answered + counts.refused : 0;
+    if (total < MIN_SAMPLES) return;
+    if (counts!.refused > 0 && counts!.refused / total >= SAME_SHARE * mode.share) {
+      this.mode = { kind: 'independent' };
+      this.wasIndependent = true;
+      this.cut = undefined;
+      this.holdUntil = Math.min(this.holdUntil, now);
+      return;
+    }
+    this.setCut(now, mode.back, mode.back, true);
+    this.mode = { kind: 'cut', tried: true };
   }
 
   /** A bare 503 that is the server's answer, from now on in this lane. */
@@ -258,26 +305,42 @@ export class Lane {
     return { answer: false, notBefore: now + (r.retryAfterMs ?? DEFAULT_HOLD_MS) };
   }
 
-  /** Holds the lane for the refusal's Retry-After (or a default hold, longer in a row) and, when `cut`, cuts its pace. */
-  private react(r: Refused, now: number, cut: boolean): void {
+  /**
+   * Holds the lane for the refusal's Retry-After (without one, a default hold, longer in a row, when
+   * nothing got through to pace by) and, when `cut`, cuts its pace; the request waits with the lane.
+   */
+  private react(r: Refused, now: number, cut: boolean): Verdict {
+    const through = this.throughput(now);
     if (r.retryAfterMs !== undefined) this.hold(now, r.retryAfterMs);
-    else {
+    else if (through === 0) {
       this.escalations++;
       this.hold(now, Math.min(MAX_DEFAULT_HOLD_MS, DEFAULT_HOLD_MS * 2 ** (this.escalations - 1)));
     }
-    if (!cut) return;
+    if (!cut) return { answer: false, notBefore: now };
     const current = this.rate(now) ?? this.recentRate(now);
-    const through = this.throughput(now);
-    const rate = Math.max(MIN_RATE, Math.min(current / 2, through * THROUGHPUT_MARGIN));
-    this.cut = { rate, at: now };
+    // Too few answers yet to measure what gets through: half the pace, as a start.
+    const measured = this.answeredAt.length >= MIN_SAMPLES / 2 || through === 0;
+    const rate = Math.max(MIN_RATE, measured ? Math.min(current * CUT, through) : current / 2);
+    this.setCut(now, rate, Math.max(rate, through), true);
+    if (this.mode.kind === 'free') this.mode = { kind: 'cut', tried: false };
+    return { answer: false, notBefore: now };
+  }
+
+  /** Paces the lane at `rate` from now on (a new epoch), growing up to `cap` when `grows`. */
+  private setCut(now: number, rate: number, cap: number, grows: boolean): void {
+    this.cut = { rate, at: now, cap, grows };
     this.lowestRate = Math.min(this.lowestRate ?? rate, rate);
     this.epoch++;
+    this.counts.delete(this.epoch - EPOCHS_KEPT);
   }
 
   /** Answers (not refusals) a second over the last THROUGHPUT_WINDOW_MS, or since the lane's first start. */
   private throughput(now: number): number {
-    const since = Math.max(1_000, Math.min(THROUGHPUT_WINDOW_MS, now - (this.firstStart ?? now)));
-    return (this.answeredAt.filter((t) => t > now - THROUGHPUT_WINDOW_MS).length * 1_000) / since;
+    const span = Math.max(
+      MIN_THROUGHPUT_SPAN_MS,
+      Math.min(THROUGHPUT_WINDOW_MS, now - (this.firstStart ?? now)),
+    );
+    return (this.answeredAt.filter((a) => a.at > now - THROUGHPUT_WINDOW_MS).length * 1_000) / span;
   }
 
   /** The pace of the last second's starts, in requests a second (over the time they took, when less). */
@@ -292,13 +355,12 @@ export class Lane {
     this.holdUntil = Math.max(this.holdUntil, now + ms);
   }
 
-  /** Adds one answer or refusal of `kind` to `epoch`'s counts. */
+  /** Adds answers or refusals of `kind` to `epoch`'s counts. */
   private add(epoch: number, kind: string, what: 'answered' | 'refused', n = 1): void {
     let c = this.counts.get(epoch);
     if (!c) {
       c = { answered: 0, refused: 0, byKind: new Map() };
       this.counts.set(epoch, c);
-      this.counts.delete(epoch - 3);
     }
     let k = c.byKind.get(kind);
     if (!k) {

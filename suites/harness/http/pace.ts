@@ -82,6 +82,11 @@ export interface Ask {
   readonly kind?: string;
   /** Not before this time (the clock's): a refused request waiting its own Retry-After. */
   readonly notBefore?: number;
+  /**
+   * Its place in the queue: when it first asked (the clock's time). A request sent again keeps the
+   * place it had, ahead of those that asked after it.
+   */
+  readonly place?: number;
 }
 
 /** How a request ended, as the pace hears of it. */
@@ -168,6 +173,8 @@ export interface PaceReport {
 
 interface Waiter {
   readonly since: number;
+  /** Its place in the queue (Ask.place). */
+  readonly place: number;
   readonly kind: string;
   readonly notBefore: number;
   readonly resolve: (admission: Admission) => void;
@@ -243,8 +250,10 @@ export class Pace {
     if (signal?.aborted) return Promise.reject(signal.reason);
     if (this.givenUp !== undefined) return Promise.reject(new PaceGivenUp(this.givenUp));
     return new Promise<Admission>((resolve, reject) => {
+      const since = this.clock.now();
       const waiter: Waiter = {
-        since: this.clock.now(),
+        since,
+        place: ask.place ?? since,
         kind: ask.kind ?? ANY_KIND,
         notBefore: ask.notBefore ?? 0,
         resolve,
@@ -253,7 +262,9 @@ export class Pace {
       };
       if (signal) this.follow(signal);
       if (this.queue.length === 0) this.heldSince = waiter.since;
-      this.queue.push(waiter);
+      let at = this.queue.length;
+      while (at > 0 && this.queue[at - 1]!.place > waiter.place) at--;
+      this.queue.splice(at, 0, waiter);
       this.pump();
     });
   }
@@ -479,6 +490,7 @@ export class Pace {
         status: answer.status,
         ...(retryAfter === undefined ? {} : { retryAfterMs: retryAfter }),
         epoch: sent.epoch,
+        sentAt: sent.startedAt,
         kind: sent.kind,
         again: outcome.again === true,
       },
@@ -505,11 +517,11 @@ export class Pace {
   }
 
   /** An answer of `sent` that is its own: its lanes hear of it, and the run's refusals in a row end. */
-  private answer(sent: { kind: string; epoch: number }, now: number): void {
+  private answer(sent: { kind: string; epoch: number; startedAt: number }, now: number): void {
     const own = this.lanes.get(sent.kind);
-    own?.answered(sent.epoch, sent.kind, now);
+    own?.answered(sent.epoch, sent.kind, sent.startedAt, now);
     // The run's own lane counts the kinds it paces alone; it measures what got through of every kind.
-    this.lane.answered(own ? undefined : sent.epoch, sent.kind, now);
+    this.lane.answered(own ? undefined : sent.epoch, sent.kind, sent.startedAt, now);
     this.answered++;
     this.refusedSince = undefined;
   }

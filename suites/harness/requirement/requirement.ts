@@ -9,6 +9,7 @@ import { redact } from '../evidence/redact.ts';
 import { testTimeoutFor } from '../http/budget.ts';
 import { Client } from '../http/client.ts';
 import { runPace } from '../http/pace.ts';
+import { PACE_REPORT_KEY, paceReportSink } from '../http/pace-report.ts';
 import { type Model, runModel } from '../model/model.ts';
 import { CheckBudget } from './check-budget.ts';
 import { firstLook, PREFIX_ID, requireTheApi } from './first-look.ts';
@@ -53,6 +54,9 @@ const catalog = new Map(
 
 /** Where every exchange is written (the CLI's runs); none under suites/vitest.config.ts. */
 const exchangeLog = inject(EXCHANGE_LOG_KEY);
+
+/** Where what the deployment's limits cost the run is written as each check ends (the CLI's runs). */
+const paceReport = paceReportSink(inject(PACE_REPORT_KEY));
 
 /** The catalog entry of an id; throws for an id the catalog does not have. */
 export function requirementOf(id: string): Requirement {
@@ -125,6 +129,7 @@ function define(r: Requirement, row: Row | undefined, check: Check): void {
       thrown = err;
     } finally {
       budget.end();
+      paceReport?.write(runPace(config).report());
     }
     const ending = endingOf(thrown, r, api, ctx.task.meta, ctx.signal.aborted);
     recordWhatItSaw(ctx.task.meta, api, noApi);
