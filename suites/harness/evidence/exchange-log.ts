@@ -93,9 +93,10 @@ export interface LoggedExchange {
    * The run sent this request again: `refused` its answer refused it for now (429, 503: waited out,
    * not judged), `not-taken` the deployment did not take it (a connection refused, not made in time,
    * or reset before any answer: the run came down to fewer requests at once), `body-unread` the server
-   * stopped reading its body (sent again to read the answer it sent first).
+   * stopped reading its body (sent again to read the answer it sent first), `spoiled` its answer was
+   * spoiled by the body the request before it on the connection left unread (sent again alone).
    */
-  readonly resent?: 'refused' | 'not-taken' | 'body-unread';
+  readonly resent?: 'refused' | 'not-taken' | 'body-unread' | 'spoiled';
 }
 
 /** Who sent an exchange: the requirement and the check. */

@@ -227,9 +227,10 @@ export interface ExchangeResult {
   /**
    * The run sent the request again after this attempt: its answer refused it for now (429, 503), the
    * deployment did not take it (a connection refused, not made in time, or reset before any answer),
-   * or the server stopped reading its body (exchange-log.ts).
+   * the server stopped reading its body, or its answer was spoiled by what the request before it on
+   * the connection left (exchange-log.ts).
    */
-  resent?: 'refused' | 'not-taken' | 'body-unread';
+  resent?: 'refused' | 'not-taken' | 'body-unread' | 'spoiled';
 }
 
 function maskedRecord(req: SentRequest, res: ExchangeResult): ExchangeRecord {

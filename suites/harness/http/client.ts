@@ -23,6 +23,7 @@ import {
   registerSecretQueryParam,
 } from '../evidence/redact.ts';
 import { reproducer } from '../evidence/reproduce.ts';
+import type { PriorRequest } from './connections.ts';
 import { type FailedAttempt, failedAttempt, Timeout } from './failure.ts';
 import { Attempt, createDispatcher, proxySecrets } from './network.ts';
 import {
@@ -37,6 +38,7 @@ import {
   runPace,
 } from './pace.ts';
 import { backoffMs, isSafeMethod, type RetriedRequest } from './retry.ts';
+import { maySpoil, spoiledFinding } from './spoiled.ts';
 import { traceHeaders } from './trace.ts';
 
 export { describeError, isBroken } from './failure.ts';
@@ -59,6 +61,8 @@ interface Answered {
   readonly body: Buffer;
   readonly truncated: boolean;
   readonly headersAt: number;
+  /** The request before it on its connection (connections.ts). */
+  readonly prior?: PriorRequest;
 }
 
 /** A request being sent, over its attempts. */
@@ -376,13 +380,19 @@ export class Client {
       const sent: SentRequest = { ...request, headers: { ...request.headers, ...traceHeaders(this.config) } };
       const sentAt = performance.now();
       admission?.sent(sentAt);
-      const outcome = await this.once(sent, sentAt + this.timeoutMs, sentAt, admission, state.pausedBody);
-      const timing = {
+      const first = await this.once(sent, {
+        deadline: sentAt + this.timeoutMs,
+        started: sentAt,
+        admission,
+        pauseBody: state.pausedBody,
+      });
+      const firstTiming = {
         started: state.started,
         attemptStarted: sentAt,
         ended: performance.now(),
-        headersAt: outcome.headersAt,
+        headersAt: first.headersAt,
       };
+      const { outcome, timing } = await this.unspoiled(sent, first, firstTiming, state);
       if ('error' in outcome) {
         await this.afterFailure(sent, outcome, admission, timing, state);
         continue;
@@ -393,6 +403,74 @@ export class Client {
       }
       return this.answered(sent, outcome, timing, state, settle);
     }
+  }
+
+  /**
+   * An answer the request before it on its connection may have spoiled (spoiled.ts) is checked: the
+   * request is sent again alone, on a new connection. Answered otherwise there, the first answer was
+   * spoiled: ANY-HTTP-MESSAGE is told, naming both requests, and the request goes on with the answer
+   * it got alone. A refusal for now (429, 503) there says nothing either way.
+   */
+  private async unspoiled(
+    sent: SentRequest,
+    outcome: Answered | FailedAttempt,
+    timing: ExchangeTiming,
+    state: Sending,
+  ): Promise<{ outcome: Answered | FailedAttempt; timing: ExchangeTiming }> {
+    const failed = 'error' in outcome;
+    const status = failed ? outcome.partial.status : outcome.status;
+    const prior = outcome.prior;
+    const first = prior?.tag as SentRequest | undefined;
+    if (
+      !maySpoil(prior, status, failed && outcome.broken) ||
+      first === undefined ||
+      prior?.status === undefined
+    )
+      return { outcome, timing };
+    const fresh = createDispatcher(this.config.network, { connections: 1, pipelining: 1 });
+    const again: SentRequest = { ...sent, headers: { ...sent.headers, ...traceHeaders(this.config) } };
+    const sentAt = performance.now();
+    const alone = await this.once(again, {
+      deadline: sentAt + this.timeoutMs,
+      started: sentAt,
+      dispatcher: fresh,
+    });
+    void fresh.close();
+    const aloneTiming = {
+      started: state.started,
+      attemptStarted: sentAt,
+      ended: performance.now(),
+      headersAt: alone.headersAt,
+    };
+    const aloneStatus = 'error' in alone ? alone.partial.status : alone.status;
+    const same = aloneStatus === status && 'error' in alone === failed;
+    if (same || 'error' in alone || isRefusal(alone)) {
+      // Not spoiled, or not to be told: the check goes on with the first answer; the second is kept.
+      this.record(
+        again,
+        'error' in alone
+          ? { ...alone.partial, error: alone.error, durationMs: alone.durationMs }
+          : { ...alone, durationMs: aloneTiming.ended - sentAt },
+        aloneTiming,
+      );
+      return { outcome, timing };
+    }
+    this.record(
+      sent,
+      failed
+        ? { ...outcome.partial, error: outcome.error, durationMs: outcome.durationMs, resent: 'spoiled' }
+        : { ...outcome, durationMs: timing.ended - timing.attemptStarted, resent: 'spoiled' },
+      timing,
+    );
+    const finding = spoiledFinding(
+      first,
+      prior.status,
+      sent,
+      failed ? outcome.error : String(status),
+      String(aloneStatus),
+    );
+    this.report({ requirementId: HTTP_MESSAGE_ID, ...finding });
+    return { outcome: alone, timing: aloneTiming };
   }
 
   /** Waits for the run's pace; undefined when the check was stopped (the attempt then fails at once, saying why). */
@@ -714,21 +792,27 @@ export class Client {
    */
   private async once(
     sent: SentRequest,
-    deadline: number,
-    started: number,
-    admission: Admission | undefined,
-    pauseBody: boolean,
+    how: {
+      readonly deadline: number;
+      readonly started: number;
+      readonly admission?: Admission | undefined;
+      readonly pauseBody?: boolean;
+      /** Another dispatcher than the run's pool (a new connection of its own). */
+      readonly dispatcher?: Dispatcher;
+    },
   ): Promise<Answered | FailedAttempt> {
-    const attempt = new Attempt(this.dispatcher, sent.url, {
+    const { deadline, started, admission } = how;
+    const attempt = new Attempt(how.dispatcher ?? this.dispatcher, sent.url, {
       method: sent.method,
       headers: sent.headers,
       body: sent.body,
       headersTimeout: this.timeoutMs,
       bodyTimeout: this.timeoutMs,
       maxBodyBytes: this.maxBodyBytes,
+      tag: sent,
       ...(sent.asWritten ? { asWritten: true } : {}),
       ...(admission ? { onConnection: (ms: number) => admission.connected(ms) } : {}),
-      ...(pauseBody ? { pauseBody: EARLY_ANSWER_PAUSE } : {}),
+      ...(how.pauseBody ? { pauseBody: EARLY_ANSWER_PAUSE } : {}),
     });
     // Whole milliseconds: Node keeps a list of timers per duration, and a fraction made nearly every
     // request's timer a list of its own, hundreds of them at once.
@@ -739,8 +823,15 @@ export class Client {
     else if (stop) this.followSignal(stop, attempt);
     try {
       await attempt.done;
-      const { status, headers, headersAt, truncated } = attempt;
-      return { status: status!, headers: headers!, body: attempt.body, truncated, headersAt: headersAt! };
+      const { status, headers, headersAt, truncated, prior } = attempt;
+      return {
+        status: status!,
+        headers: headers!,
+        body: attempt.body,
+        truncated,
+        headersAt: headersAt!,
+        ...(prior ? { prior } : {}),
+      };
     } catch (err) {
       const waited = Math.round(performance.now() - started);
       return failedAttempt(attempt, err, stop?.aborted ? { reason: stop.reason } : undefined, waited);

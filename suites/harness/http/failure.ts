@@ -7,6 +7,7 @@
  */
 import { formatBytes } from '../evidence/exchange.ts';
 import type { CapacitySignal } from './capacity.ts';
+import type { PriorRequest } from './connections.ts';
 import { type Attempt, NotWritten } from './network.ts';
 
 /** The attempt's own deadline (client.ts): the request got no complete answer within the timeout. */
@@ -38,6 +39,8 @@ export interface FailedAttempt {
   readonly bodyCut: boolean;
   /** What it says of how many requests the deployment takes at once (capacity.ts). */
   readonly capacity?: CapacitySignal;
+  /** The request before it on its connection (connections.ts). */
+  readonly prior?: PriorRequest;
 }
 
 /** Codes of a connection closed under the client (by a reset, or a close while it wrote). */
@@ -87,6 +90,7 @@ export function failedAttempt(
     notWritten,
     bodyCut,
     ...(capacity && !bodyCut ? { capacity } : {}),
+    ...(attempt.prior ? { prior: attempt.prior } : {}),
     partial: {
       ...(status !== undefined ? { status } : {}),
       ...(headers ? { headers } : {}),

@@ -14,6 +14,7 @@ import * as tls from 'node:tls';
 import type { Dispatcher } from 'undici';
 import type { Network, TlsSettings } from '../config/config.ts';
 import { type SplitUrl, splitUrl } from '../evidence/url.ts';
+import { connected, type PriorRequest, trackingFactory } from './connections.ts';
 
 // undici is loaded when a dispatcher is made, not with this module: the command imports this module
 // at its start for proxySecrets(), and a run against the bundled reference never makes one there.
@@ -40,6 +41,8 @@ export interface AttemptOptions {
   readonly maxBodyBytes: number;
   /** The URL's path and query are sent as written, not resolved by the URL parser (dot segments kept). */
   readonly asWritten?: boolean;
+  /** What the request after this one on its connection is told of it (PriorRequest.tag). */
+  readonly tag?: unknown;
   /**
    * Told when the request has a connection, `ms` after it was dispatched: false lets the connection
    * go before the request is written on it (the attempt fails with the reason NotWritten).
@@ -99,6 +102,15 @@ export class Attempt {
   connectedAt: number | undefined;
   /** The whole body was handed to the connection (a request without one: once it had a connection). */
   bodyWritten = false;
+  /**
+   * The request written before this one on its connection, when the pool knows it (connections.ts):
+   * direct connections, not those through a proxy.
+   */
+  prior: PriorRequest | undefined;
+  /** This request as the one after it on its connection is told of it (connections.ts). */
+  private readonly written: PriorRequest;
+  /** What it was dispatched with: the connections' tracking knows its client by this object. */
+  private readonly dispatchOptions: Dispatcher.DispatchOptions;
   private readonly dispatchedAt = performance.now();
   /** Ends the pause of a paused body (AttemptOptions.pauseBody). */
   private endPause: (() => void) | undefined;
@@ -118,25 +130,26 @@ export class Attempt {
       this.reject = reject;
     });
     const { origin, pathname, search } = options.asWritten ? splitAsWritten(url) : splitUrl(url);
+    this.written = {
+      method: options.method,
+      hadBody: options.body !== undefined,
+      ...(options.tag === undefined ? {} : { tag: options.tag }),
+    };
     const body = options.body;
     const pieces = body !== undefined && (body.length >= LARGE_BODY_BYTES || options.pauseBody);
+    this.dispatchOptions = {
+      origin,
+      path: `${pathname}${search}`,
+      method: options.method as Dispatcher.HttpMethod,
+      // A body written a piece at a time declares its length, as the whole one does.
+      headers: pieces ? { ...options.headers, 'content-length': String(body.length) } : options.headers,
+      // An AsyncIterable body, as Dispatcher.dispatch documents it (its types list a Readable only).
+      body: pieces ? (this.pieces(body) as unknown as Dispatcher.DispatchOptions['body']) : (body ?? null),
+      headersTimeout: options.headersTimeout,
+      bodyTimeout: options.bodyTimeout,
+    };
     try {
-      dispatcher.dispatch(
-        {
-          origin,
-          path: `${pathname}${search}`,
-          method: options.method as Dispatcher.HttpMethod,
-          // A body written a piece at a time declares its length, as the whole one does.
-          headers: pieces ? { ...options.headers, 'content-length': String(body.length) } : options.headers,
-          // An AsyncIterable body, as Dispatcher.dispatch documents it (its types list a Readable only).
-          body: pieces
-            ? (this.pieces(body) as unknown as Dispatcher.DispatchOptions['body'])
-            : (body ?? null),
-          headersTimeout: options.headersTimeout,
-          bodyTimeout: options.bodyTimeout,
-        },
-        this.handler(),
-      );
+      dispatcher.dispatch(this.dispatchOptions, this.handler());
     } catch (error) {
       this.fail(error);
     }
@@ -202,6 +215,7 @@ export class Attempt {
         if (this.options.onConnection?.(performance.now() - this.dispatchedAt) === false)
           return this.abort(new NotWritten());
         this.connectedAt = performance.now();
+        this.prior = connected(this.dispatchOptions, this.written);
         if (this.options.body === undefined || this.options.body.length < LARGE_BODY_BYTES)
           this.bodyWritten = !this.options.pauseBody;
       },
@@ -210,6 +224,7 @@ export class Attempt {
         if (status < 200 || this.settled) return;
         this.headersAt = performance.now();
         this.status = status;
+        this.written.status = status;
         this.headers = flattenHeaders(headers);
       },
       onResponseData: (controller, chunk) => {
@@ -275,7 +290,8 @@ export function createDispatcher(network: Network | undefined, pool: PoolOptions
   const tlsOptions = { ...tlsConnectOptions(network?.tls), ...timeout };
   const proxy = network?.proxy;
   if (!proxy || (proxy.http === '' && proxy.https === '')) {
-    return new (undiciIndex().Agent)({ ...agentOptions, connect: tlsOptions });
+    const undici = undiciIndex();
+    return new undici.Agent({ ...agentOptions, connect: tlsOptions, factory: trackingFactory(undici) });
   }
   // The proxy's own certificate is checked against the same trust (a CA given with --ca-cert, or
   // none with --insecure); a client certificate is for the target only.
