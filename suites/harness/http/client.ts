@@ -112,6 +112,12 @@ export interface ExchangeWatcher<
   settle(watch: W, status: number | undefined, body?: Buffer, text?: string): Finding[];
 }
 
+/**
+ * Refusals of one request before it may be given up (RateLimited) for being refused longer than a
+ * request waits: one refused fewer times waited behind the others of its lane, not for its own refusals.
+ */
+const REFUSALS_BEFORE_GIVING_UP = 5;
+
 /** Findings a client keeps per requirement (the first ones): evidence enough, and a bounded report. */
 export const MAX_FINDINGS_KEPT = 3;
 /** Answers over --max-response-time a client keeps as evidence for ANY-RESPONSE-TIME (the rest are counted). */
@@ -375,15 +381,15 @@ export class Client {
       pausedBody: false,
     };
     for (;;) {
-      const admission = await this.admission(request, state);
+      const admitted = await this.admission(request, state);
       // Each attempt an exchange of its own: a span of the run's trace (trace.ts).
       const sent: SentRequest = { ...request, headers: { ...request.headers, ...traceHeaders(this.config) } };
       const sentAt = performance.now();
-      admission?.sent(sentAt);
+      admitted?.sent(sentAt);
       const first = await this.once(sent, {
         deadline: sentAt + this.timeoutMs,
         started: sentAt,
-        admission,
+        admission: admitted,
         pauseBody: state.pausedBody,
       });
       const firstTiming = {
@@ -392,7 +398,7 @@ export class Client {
         ended: performance.now(),
         headersAt: first.headersAt,
       };
-      const { outcome, timing } = await this.unspoiled(sent, first, firstTiming, state);
+      const { outcome, timing, admission } = await this.unspoiled(sent, first, firstTiming, state, admitted);
       if ('error' in outcome) {
         await this.afterFailure(sent, outcome, admission, timing, state);
         continue;
@@ -409,27 +415,45 @@ export class Client {
    * An answer the request before it on its connection may have spoiled (spoiled.ts) is checked: the
    * request is sent again alone, on a new connection. Answered otherwise there, the first answer was
    * spoiled: ANY-HTTP-MESSAGE is told, naming both requests, and the request goes on with the answer
-   * it got alone. A refusal for now (429, 503) there says nothing either way.
+   * it got alone. A refusal for now (429, 503) there says nothing either way. The first answer's
+   * admission ends before the second is asked for (at one request at a time, it would wait for it);
+   * the second's is the one the request goes on with.
    */
   private async unspoiled(
     sent: SentRequest,
     outcome: Answered | FailedAttempt,
     timing: ExchangeTiming,
     state: Sending,
-  ): Promise<{ outcome: Answered | FailedAttempt; timing: ExchangeTiming }> {
+    admission: Admission | undefined,
+  ): Promise<{
+    outcome: Answered | FailedAttempt;
+    timing: ExchangeTiming;
+    admission: Admission | undefined;
+  }> {
     const failed = 'error' in outcome;
     const status = failed ? outcome.partial.status : outcome.status;
+    const headers = (failed ? outcome.partial.headers : outcome.headers) ?? {};
     const prior = outcome.prior;
     const first = prior?.tag as SentRequest | undefined;
-    if (
-      !maySpoil(prior, status, failed && outcome.broken) ||
-      first === undefined ||
-      prior?.status === undefined
-    )
-      return { outcome, timing };
+    const answer = {
+      status,
+      closes: /\bclose\b/i.test(headers.connection ?? ''),
+      broken: failed && outcome.broken,
+    };
+    if (!maySpoil(prior, answer) || first === undefined || prior?.status === undefined)
+      return { outcome, timing, admission };
+    // Sent alone: through the run's pace, on a connection of its own.
+    admission?.done(failed ? undefined : { answer: outcome });
+    let second: Admission;
+    try {
+      second = await this.pace.admit(this.options.signal, { kind: state.kind });
+    } catch {
+      return { outcome, timing, admission: undefined };
+    }
     const fresh = createDispatcher(this.config.network, { connections: 1, pipelining: 1 });
     const again: SentRequest = { ...sent, headers: { ...sent.headers, ...traceHeaders(this.config) } };
     const sentAt = performance.now();
+    second.sent(sentAt);
     const alone = await this.once(again, {
       deadline: sentAt + this.timeoutMs,
       started: sentAt,
@@ -453,7 +477,8 @@ export class Client {
           : { ...alone, durationMs: aloneTiming.ended - sentAt },
         aloneTiming,
       );
-      return { outcome, timing };
+      second.done('error' in alone ? undefined : { answer: alone });
+      return { outcome, timing, admission: undefined };
     }
     this.record(
       sent,
@@ -470,7 +495,7 @@ export class Client {
       String(aloneStatus),
     );
     this.report({ requirementId: HTTP_MESSAGE_ID, ...finding });
-    return { outcome: alone, timing: aloneTiming };
+    return { outcome: alone, timing: aloneTiming, admission: second };
   }
 
   /** Waits for the run's pace; undefined when the check was stopped (the attempt then fails at once, saying why). */
@@ -626,7 +651,10 @@ export class Client {
     state.refusedSince ??= now;
     const retryAfter = retryAfterMs(outcome.headers['retry-after'], Date.now());
     const patience = this.options.patienceMs ?? rateLimitPatienceMs(this.timeoutMs);
-    if (now - state.refusedSince + (retryAfter ?? 0) <= patience && !this.options.signal?.aborted) {
+    const tooLong =
+      now - state.refusedSince + (retryAfter ?? 0) > patience &&
+      state.retries + 1 >= REFUSALS_BEFORE_GIVING_UP;
+    if (!tooLong && (retryAfter ?? 0) <= patience && !this.options.signal?.aborted) {
       state.retries++;
       this.record(
         sent,

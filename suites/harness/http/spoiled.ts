@@ -14,18 +14,20 @@ import type { PriorRequest } from './connections.ts';
 const GARBAGE_ANSWERS = new Set([400, 414, 431, 501, 505]);
 
 /**
- * Whether an answer (`status`, or none that is a complete message: `broken`) may have been spoiled by
- * the request before it on its connection: that one had a body and was not answered 2xx (a server may
- * answer those without reading the body), and this one was answered as garbage is.
+ * Whether an answer may have been spoiled by the request before it on its connection: that one had a
+ * body and was not answered 2xx (a server may answer those without reading the body), and this one
+ * was answered as garbage is, closing the connection (`status` with `closes`, as servers give up on a
+ * request line they cannot read), or was no complete HTTP message (`broken`). A 400 that keeps the
+ * connection is the server's own answer to the request.
  */
 export function maySpoil(
   prior: PriorRequest | undefined,
-  status: number | undefined,
-  broken: boolean,
+  answer: { readonly status: number | undefined; readonly closes: boolean; readonly broken: boolean },
 ): boolean {
   if (!prior?.hadBody || prior.status === undefined || (prior.status >= 200 && prior.status <= 299))
     return false;
-  return broken || (status !== undefined && GARBAGE_ANSWERS.has(status));
+  if (answer.broken) return true;
+  return answer.closes && answer.status !== undefined && GARBAGE_ANSWERS.has(answer.status);
 }
 
 /** What ANY-HTTP-MESSAGE is told of a spoiled answer: both requests, both answers, and the lines that show it. */
