@@ -106,7 +106,7 @@ export function limitsLines(limits: Limits | undefined): string[] {
         ? `${total} refusal${total === 1 ? '' : 's'} (${statusCounts(limits.refusals)}) waited out`
         : '',
       `held back ${seconds(limits.waitedMs)}`,
-      limits.lowestRate === undefined ? '' : `pace down to ${limits.lowestRate} requests a second`,
+      limits.lowestRate === undefined ? '' : `pace down to ${perSecond(limits.lowestRate)}`,
       limits.declared
         ? `declared quota ${limits.declared.requests} requests in ${limits.declared.seconds} s`
         : '',
@@ -157,6 +157,11 @@ function statusCounts(refusals: Readonly<Record<string, number>>): string {
   return Object.entries(refusals)
     .map(([status, n]) => `${status} ×${n}`)
     .join(', ');
+}
+
+/** "1 request a second", "9.5 requests a second". */
+function perSecond(rate: number): string {
+  return `${rate} request${rate === 1 ? '' : 's'} a second`;
 }
 
 function seconds(ms: number): string {

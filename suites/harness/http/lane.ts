@@ -294,9 +294,15 @@ export class Lane {
     this.mode = { kind: 'cut', tried: true };
   }
 
-  /** A bare 503 that is the server's answer, from now on in this lane. */
+  /**
+   * A bare 503 that is the server's answer, from now on in this lane: its refusals were not the run's
+   * rate, so the lane lifts its cut, and a refusal that still comes (429, a 503 with Retry-After)
+   * waits alone.
+   */
   private answer503(): Verdict {
     this.bare503Answers = true;
+    this.mode = { kind: 'independent' };
+    this.cut = undefined;
     return { answer: true };
   }
 
