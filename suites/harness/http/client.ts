@@ -537,7 +537,9 @@ export class Client {
     timing: ExchangeTiming,
     state: Sending,
   ): Promise<void> {
-    const verdict = admission?.done(outcome.capacity ? { capacity: outcome.capacity } : undefined);
+    // What another origin did (a Location that leads elsewhere) says nothing of the deployment's capacity.
+    const capacity = sameOrigin(sent.url, this.config.baseUrl) ? outcome.capacity : undefined;
+    const verdict = admission?.done(capacity ? { capacity } : undefined);
     const { method } = state;
     const keep = (resent?: ExchangeResult['resent']) =>
       this.record(
@@ -603,7 +605,7 @@ export class Client {
       ...failure,
       expected: !dropped
         ? `a complete HTTP message in answer to ${method} ${path}, framed as its headers say (RFC 9112 §6)`
-        : outcome.notWritten && this.concurrencyCeiling() > 1
+        : outcome.notWritten && this.concurrencyCeiling() > 1 && sameOrigin(sent.url, this.config.baseUrl)
           ? `an HTTP answer to ${method} ${path} with one request at a time (the run came down from --concurrency ${this.concurrencyCeiling()} to 1, and the deployment still did not take it)`
           : `an HTTP answer to ${method} ${path} (--retries 2 meets a network that drops connections)`,
       received: `${method} ${path}: ${failure.received}`,
@@ -885,6 +887,15 @@ export class Client {
       },
       { once: true },
     );
+  }
+}
+
+/** Whether `url` is on the origin of `baseUrl`. */
+function sameOrigin(url: string, baseUrl: string): boolean {
+  try {
+    return new URL(url).origin === new URL(baseUrl).origin;
+  } catch {
+    return false;
   }
 }
 
