@@ -41,7 +41,8 @@ export interface Staging {
  */
 export function openStaging(): Staging {
   const dir = mkdtempSync(path.join(tmpdir(), 'petstore-conformance-'));
-  const remove = () => rmSync(dir, { recursive: true, force: true });
+  // Retried: the worker may still be writing to it as a stopped run removes it.
+  const remove = () => rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
   process.on('exit', remove);
   const exchangeLog = openExchangeLog(path.join(dir, 'exchanges.jsonl'));
   const paceReport = openPaceReport(path.join(dir, 'pace.json'));

@@ -22,7 +22,11 @@ declare module 'vitest' {
   }
 }
 
-/** Writes the pace's report to the settings' file when it changed; none without settings. */
+/**
+ * Writes the pace's report to the settings' file once the deployment limited the run, and then each
+ * time it changed; none without settings. A run stopped meanwhile may have taken its staging folder
+ * away: the report is then nobody's, and not written.
+ */
 export function paceReportSink(
   settings: PaceReportSettings | undefined,
 ): { write(report: PaceReport): void } | undefined {
@@ -30,10 +34,15 @@ export function paceReportSink(
   let last = '';
   return {
     write(report) {
+      if (report.refusals === 0 && !report.capacity && !report.declared) return;
       const text = JSON.stringify(report);
       if (text === last) return;
-      writeFileSync(settings.file, text);
-      last = text;
+      try {
+        writeFileSync(settings.file, text);
+        last = text;
+      } catch {
+        // The run's staging folder is gone: the run stopped.
+      }
     },
   };
 }
