@@ -383,10 +383,13 @@ export class Client {
     for (;;) {
       const admitted = await this.admission(request, state);
       // Each attempt an exchange of its own: a span of the run's trace (trace.ts).
-      const sent: SentRequest = { ...request, headers: { ...request.headers, ...traceHeaders(this.config) } };
+      const attempt: SentRequest = {
+        ...request,
+        headers: { ...request.headers, ...traceHeaders(this.config) },
+      };
       const sentAt = performance.now();
       admitted?.sent(sentAt);
-      const first = await this.once(sent, {
+      const first = await this.once(attempt, {
         deadline: sentAt + this.timeoutMs,
         started: sentAt,
         admission: admitted,
@@ -398,7 +401,13 @@ export class Client {
         ended: performance.now(),
         headersAt: first.headersAt,
       };
-      const { outcome, timing, admission } = await this.unspoiled(sent, first, firstTiming, state, admitted);
+      const { sent, outcome, timing, admission } = await this.unspoiled(
+        attempt,
+        first,
+        firstTiming,
+        state,
+        admitted,
+      );
       if ('error' in outcome) {
         await this.afterFailure(sent, outcome, admission, timing, state);
         continue;
@@ -426,6 +435,7 @@ export class Client {
     state: Sending,
     admission: Admission | undefined,
   ): Promise<{
+    sent: SentRequest;
     outcome: Answered | FailedAttempt;
     timing: ExchangeTiming;
     admission: Admission | undefined;
@@ -441,14 +451,14 @@ export class Client {
       broken: failed && outcome.broken,
     };
     if (!maySpoil(prior, answer) || first === undefined || prior?.status === undefined)
-      return { outcome, timing, admission };
+      return { sent, outcome, timing, admission };
     // Sent alone: through the run's pace, on a connection of its own.
     admission?.done(failed ? undefined : { answer: outcome });
     let second: Admission;
     try {
       second = await this.pace.admit(this.options.signal, { kind: state.kind });
     } catch {
-      return { outcome, timing, admission: undefined };
+      return { sent, outcome, timing, admission: undefined };
     }
     const fresh = createDispatcher(this.config.network, { connections: 1, pipelining: 1 });
     const again: SentRequest = { ...sent, headers: { ...sent.headers, ...traceHeaders(this.config) } };
@@ -478,7 +488,7 @@ export class Client {
         aloneTiming,
       );
       second.done('error' in alone ? undefined : { answer: alone });
-      return { outcome, timing, admission: undefined };
+      return { sent, outcome, timing, admission: undefined };
     }
     this.record(
       sent,
@@ -495,7 +505,7 @@ export class Client {
       String(aloneStatus),
     );
     this.report({ requirementId: HTTP_MESSAGE_ID, ...finding });
-    return { outcome: alone, timing: aloneTiming, admission: second };
+    return { sent: again, outcome: alone, timing: aloneTiming, admission: second };
   }
 
   /** Waits for the run's pace; undefined when the check was stopped (the attempt then fails at once, saying why). */
