@@ -8,6 +8,7 @@ import type { Config } from '../../suites/harness/config/config.ts';
 import { EXIT } from './command.ts';
 import type { LoggedExchange } from './exchanges.ts';
 import type { ExpectedOutcome } from './expected.ts';
+import type { PaceReport } from './pace.ts';
 import type { RerunOutcome } from './rerun.ts';
 import type { RollUp, TestOutcome } from './rollup.ts';
 import type { OperationTimes } from './timings.ts';
@@ -45,6 +46,11 @@ export interface RunRecord {
    * checks ended. Absent when the run stopped before its checks.
    */
   readonly exchanges?: readonly LoggedExchange[];
+  /**
+   * What the deployment's limits cost the run, as its pace reported it (record/pace.ts): taken once
+   * when the checks ended. Absent when the run stopped before its checks.
+   */
+  readonly pace?: PaceReport;
   /** The config file the run read, as the user would type it. */
   readonly configFile?: string;
 }
@@ -145,6 +151,7 @@ export function cannotJudgeRecord(input: {
   /** The catalog, when the run got as far as reading it. */
   readonly requirements?: readonly Requirement[];
   readonly exchanges?: readonly LoggedExchange[];
+  readonly pace?: PaceReport;
   readonly configFile?: string;
 }): RunRecord {
   return {
@@ -160,6 +167,7 @@ export function cannotJudgeRecord(input: {
     ...(input.problems === undefined ? {} : { problems: input.problems }),
     ...(input.internalError === undefined ? {} : { internalError: input.internalError }),
     ...(input.exchanges === undefined ? {} : { exchanges: input.exchanges }),
+    ...(input.pace === undefined ? {} : { pace: input.pace }),
     ...(input.configFile === undefined ? {} : { configFile: input.configFile }),
   };
 }

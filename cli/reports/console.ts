@@ -8,6 +8,7 @@ import { clipTo, type Paint, wrapList } from '../console/terminal.ts';
 import { NAME } from '../record/command.ts';
 import { type Excused, type ExpectedOutcome, excuseText } from '../record/expected.ts';
 import { retriedLine, retriesText } from '../record/flaky.ts';
+import { limitsLines, limitsOf } from '../record/pace.ts';
 import { type BaselineOutcome, judgedAny, type RunRecord } from '../record/record.ts';
 import { checkedText, type RerunItem, type RerunOutcome } from '../record/rerun.ts';
 import { EXCLUDED, isBlockedResult, NOT_SELECTED, type RequirementResult } from '../record/rollup.ts';
@@ -201,6 +202,7 @@ export function endLines(
       : [
           `traffic: ${trafficText(trafficOf(run.exchanges))}${config.traceId === undefined ? '' : ` · trace ${config.traceId}`}`,
         ]),
+    ...limitsLines(limitsOf(run.pace)).map((line, i) => `${i === 0 ? 'limits: ' : '        '} ${line}`),
     `reports: ${reportDir} (${reportFiles.join(', ')})`,
   );
   return out;

@@ -14,6 +14,7 @@ import { closeSync, openSync, writeSync } from 'node:fs';
 import type { Level } from '../../catalog/catalog.ts';
 import { keyCarrier } from '../../suites/harness/config/config.ts';
 import { fileErrorReason, oneLine, UsageError } from '../record/errors.ts';
+import { limitsOf } from '../record/pace.ts';
 import { type CatalogIdentity, catalogIdentity, exitOf, type RunRecord } from '../record/record.ts';
 import { EXCLUDED, NOT_SELECTED, type TestOutcome } from '../record/rollup.ts';
 import { networkOptions, selectionOptions } from './summary-json.ts';
@@ -170,6 +171,7 @@ export class EventStream implements RunEvents {
       ...(record.error === undefined ? {} : { error: record.error }),
       ...(record.rollUp.notJudged.length === 0 ? {} : { notJudged: [...record.rollUp.notJudged] }),
       ...(record.baseline === undefined ? {} : { baselineGate: record.baseline.gate }),
+      ...limitsEvent(record),
     });
     this.ended = true;
     this.close();
@@ -202,4 +204,10 @@ function checkFields(check: CheckInfo): Record<string, unknown> {
 /** Messages are one line, at most 500 characters. */
 function clip(text: string): string {
   return text.length > 500 ? `${text.slice(0, 499)}…` : text;
+}
+
+/** run-end's `limits`, as summary.json's, when the deployment limited the run (record/pace.ts). */
+function limitsEvent(record: RunRecord): { limits?: object } {
+  const limits = limitsOf(record.pace);
+  return limits === undefined ? {} : { limits };
 }

@@ -128,6 +128,8 @@ function entryOf(x: LoggedExchange): Entry {
     // The exchange as the deployment's logs and traces know it: its span of the run's trace.
     ...spanOf(x),
     ...(x.retries ? { _retries: x.retries } : {}),
+    // Sent again after it: refused for now, not taken by the deployment, its body unread, or spoiled.
+    ...(x.resent === undefined ? {} : { _resent: x.resent }),
     ...(x.error === undefined ? {} : { comment: x.error }),
   };
   return entry;

@@ -5,6 +5,7 @@
 import type { Config } from '../../suites/harness/config/config.ts';
 import type { Excused, ExpectedOutcome } from '../record/expected.ts';
 import { retriedLine } from '../record/flaky.ts';
+import { limitsOf } from '../record/pace.ts';
 import { type BaselineOutcome, catalogIdentity, type RunRecord } from '../record/record.ts';
 import { idsNow, type RerunOutcome } from '../record/rerun.ts';
 import { isBlockedResult } from '../record/rollup.ts';
@@ -37,6 +38,8 @@ export function summaryJson(run: RunRecord): string {
     ...(config.traceId === undefined ? {} : { traceId: config.traceId }),
     // What the run sent the deployment, as exchanges.har counts it, and the pets it left there.
     ...(run.exchanges === undefined ? {} : { traffic: trafficOf(run.exchanges) }),
+    // What the deployment's limits cost the run: refusals waited out, the time, the pace, the concurrency.
+    ...limitsJson(run),
     options: {
       ...selectionOptions(config),
       ...networkOptions(config),
@@ -179,4 +182,10 @@ export function networkOptions(config: Pick<Config, 'network'>): {
     clientCert: tls?.cert !== undefined,
     insecure: tls?.insecure === true,
   };
+}
+
+/** summary.json's `limits`, when the deployment limited the run (record/pace.ts). */
+function limitsJson(run: RunRecord): { limits?: object } {
+  const limits = limitsOf(run.pace);
+  return limits === undefined ? {} : { limits };
 }

@@ -6,6 +6,7 @@
 import { mdCell, mdCode, plural } from '../console/text.ts';
 import { type ExpectedOutcome, excuseText } from '../record/expected.ts';
 import { retriedLine, retriesText } from '../record/flaky.ts';
+import { limitsLines, limitsOf } from '../record/pace.ts';
 import { type BaselineOutcome, judgedAny, type RunRecord } from '../record/record.ts';
 import type { RerunOutcome } from '../record/rerun.ts';
 import { isBlockedResult, type RequirementResult } from '../record/rollup.ts';
@@ -56,6 +57,7 @@ export function summaryMarkdown(run: RunRecord, reportDir: string): string {
           `Traffic: ${trafficText(trafficOf(run.exchanges))} (each tagged \`petstore-conformance ${config.runId}\`)${config.traceId === undefined ? '' : ` · trace \`${config.traceId}\``}`,
           '',
         ]),
+    ...limitsMarkdown(run),
     '| passed | failed | blocked | skipped |',
     '|---:|---:|---:|---:|',
     `| ${rollUp.totals.passed} | ${rollUp.totals.failed} | ${rollUp.totals.blocked} | ${rollUp.totals.skipped - rollUp.totals.blocked} |`,
@@ -238,4 +240,12 @@ export function rerunMarkdown(outcome: RerunOutcome): string[] {
     ),
     '',
   ];
+}
+
+/** What the deployment's limits cost the run, a bullet each (record/pace.ts); nothing when it met none. */
+function limitsMarkdown(run: RunRecord): string[] {
+  const lines = limitsLines(limitsOf(run.pace));
+  return lines.length === 0
+    ? []
+    : ['Limits the deployment set:', '', ...lines.map((l) => `- ${mdCell(l)}`), ''];
 }

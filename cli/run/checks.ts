@@ -8,7 +8,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Config } from '../../suites/harness/config/config.ts';
 import { EXCHANGE_LOG_KEY, type ExchangeLogSettings } from '../../suites/harness/evidence/exchange-log.ts';
+import { PACE_REPORT_KEY } from '../../suites/harness/http/pace-report.ts';
 import { type ExchangeLogInbox, openExchangeLog } from '../record/exchanges.ts';
+import { openPaceReport, type PaceInbox } from '../record/pace.ts';
 import type { CheckOutcome } from '../record/record.ts';
 import type { Dependencies } from './dependencies.ts';
 import type { Plan } from './plan.ts';
@@ -27,6 +29,8 @@ export interface Checked {
 export interface Staging {
   /** Where the worker appends the exchange log (suites/harness/evidence/exchange-log.ts, cli/record/exchanges.ts). */
   readonly exchangeLog: ExchangeLogInbox;
+  /** Where the worker writes what the deployment's limits cost the run (suites/harness/http/pace-report.ts). */
+  readonly paceReport: PaceInbox;
   dispose(): void;
 }
 
@@ -36,11 +40,14 @@ export interface Staging {
  */
 export function openStaging(): Staging {
   const dir = mkdtempSync(path.join(tmpdir(), 'petstore-conformance-'));
-  const remove = () => rmSync(dir, { recursive: true, force: true });
+  // Retried: the worker may still be writing to it as a stopped run removes it.
+  const remove = () => rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
   process.on('exit', remove);
   const exchangeLog = openExchangeLog(path.join(dir, 'exchanges.jsonl'));
+  const paceReport = openPaceReport(path.join(dir, 'pace.json'));
   return {
     exchangeLog,
+    paceReport,
     dispose() {
       process.off('exit', remove);
       remove();
@@ -78,7 +85,11 @@ export async function runChecks(input: RunChecksInput): Promise<Checked> {
       return { method, path: template, operationId };
     }),
   };
-  options.provide = { ...options.provide, [EXCHANGE_LOG_KEY]: exchangeLog };
+  options.provide = {
+    ...options.provide,
+    [EXCHANGE_LOG_KEY]: exchangeLog,
+    [PACE_REPORT_KEY]: { file: input.staging.paceReport.file },
+  };
   const suiteRun = await input.runSuites(options, {
     root: deps.root(),
     ...(deps.startupMs === undefined ? {} : { startupMs: deps.startupMs }),

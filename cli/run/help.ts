@@ -56,10 +56,11 @@ What to check
                             (ANY-RESPONSE-TIME, SHOULD); response times are reported either way
 
 Staging: rate limits, tracing
-  --rate-limit <n>          send at most n requests a second, the whole run together; a 429 (or a
-                            503 with Retry-After) slows the run by itself, and a quota the
+  --rate-limit <n>          send at most n requests a second, the whole run together; a 429 or a
+                            503 slows the run by itself as far as that helps, and a quota the
                             deployment declares (RateLimit-Policy, X-RateLimit-*) is kept to
-  --concurrency <n>         keep at most n requests in flight, the whole run together (default 128)
+  --concurrency <n>         keep at most n requests in flight, the whole run together (default 128;
+                            lower when the deployment takes fewer connections at once)
   --request-id-header <name>  also send each exchange's id in this header, one the deployment logs
                             (e.g. X-Request-Id); every request carries a User-Agent and a W3C
                             traceparent of the run's trace (its id in summary.json)

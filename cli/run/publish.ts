@@ -49,6 +49,7 @@ function unpublished(record: RunRecord, error: unknown): RunRecord {
     ...stopReason(error),
     ...(record.checks ? { requirements: record.checks.catalog.requirements } : {}),
     ...(record.exchanges === undefined ? {} : { exchanges: record.exchanges }),
+    ...(record.pace === undefined ? {} : { pace: record.pace }),
     ...(record.configFile === undefined ? {} : { configFile: record.configFile }),
   });
 }

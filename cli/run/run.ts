@@ -23,6 +23,7 @@ import { Progress, startLines } from '../console/progress.ts';
 import type { RunExtras } from '../record/command.ts';
 import { CannotJudgeError, oneLine, stopReason } from '../record/errors.ts';
 import { LOG_BODY_BYTES } from '../record/exchanges.ts';
+import type { PaceReport } from '../record/pace.ts';
 import { ALLURE_RESULTS, cannotJudgeRecord, type RunRecord } from '../record/record.ts';
 import type { RerunSource } from '../record/rerun.ts';
 import { responseTimeStats, timingsOfExchanges } from '../record/timings.ts';
@@ -230,6 +231,7 @@ async function judged(
   for (const warning of judgement.warnings) warn(warning);
   // Read once vitest has ended, for the response times and exchanges.har alike.
   const exchanges = staging.exchangeLog.entries();
+  const pace = staging.paceReport.report();
   return {
     version: deps.version(),
     target: config.baseUrl,
@@ -243,6 +245,7 @@ async function judged(
     operations: plan.spec.operations,
     ...(judgement.baseline ? { baseline: judgement.baseline } : {}),
     exchanges,
+    ...(pace === undefined ? {} : { pace }),
     ...(options.configFile === undefined ? {} : { configFile: options.configFile }),
     ...(judgement.rerun ? { rerun: judgement.rerun } : {}),
     ...(judgement.expected ? { expected: judgement.expected } : {}),
@@ -284,6 +287,7 @@ function couldNotJudge(error: unknown, options: RunPlan, run: Run, reached: Reac
     ...maskedReason(stopReason(stopped), run.outputs.redactor),
     ...(reached.plan ? { requirements: reached.plan.spec.catalog.requirements } : {}),
     ...(reached.staging ? { exchanges: reached.staging.exchangeLog.entries() } : {}),
+    ...paceOf(reached.staging),
     ...(options.configFile === undefined ? {} : { configFile: options.configFile }),
   });
 }
@@ -302,6 +306,12 @@ function maskedReason(
     reason: redactor.text(reason.reason),
     internalError: redactor.text(reason.internalError),
   };
+}
+
+/** The pace's report of a run that reached its checks, for its record. */
+function paceOf(staging: Staging | undefined): { pace?: PaceReport } {
+  const pace = staging?.paceReport.report();
+  return pace === undefined ? {} : { pace };
 }
 
 /** The promise itself, its rejection marked handled: it is awaited later, or not at all when the run stops early. */

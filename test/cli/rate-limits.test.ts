@@ -1,25 +1,46 @@
 // A run meets a deployment's rate limit as a whole (suites/harness/http/pace.ts): --rate-limit caps it from
 // the start, and a deployment that refuses everything for the rate is a run that could not judge,
-// never a failure of the contract. The limiters of several shapes a correct server sits behind are
-// conformant variants (test/variants/limited.ts).
+// never a failure of the contract. Refusals that keep their share whatever the pace (one in seven) are
+// waited out request by request, in well under a minute; a quota of creates alone paces the creates
+// alone, in about the time the quota needs for them; and the run says what each cost. The limiters of
+// several shapes a correct server sits behind are conformant variants (test/variants/limited.ts).
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { DEFAULT_RUN_REQUESTS } from '../../cli/console/progress.ts';
 import { build, type CliResult, failMessage, type Json, readJson, runCli } from '../helpers/cli.ts';
-import { refuseEverything } from '../variants/servers/limiter.ts';
+import { shippedSchema } from '../helpers/schemas.ts';
+import { oneIn, refuseEverything, writeQuota } from '../variants/servers/limiter.ts';
 import { reference } from '../variants/servers/reference.ts';
+import type { Wrap } from '../variants/servers/wrap.ts';
 
 let work = '';
-const runs: Record<'paced' | 'refused', CliResult> = {} as never;
+const runs: Record<'paced' | 'refused' | 'shared' | 'quota', CliResult> = {} as never;
 let served = 0;
 /** What each request the server received said of its sender (the reachability probe's included). */
 const senders: { userAgent?: string; traceparent?: string }[] = [];
 
+/** The reference behind `wrap`, judged by default into <work>/<name>. */
+async function behind(name: string, wrap: Wrap): Promise<CliResult> {
+  const server = await reference({ wrap });
+  try {
+    return await runCli(['--base-url', server.url, '--report-dir', path.join(work, name)], {
+      timeoutMs: 300_000,
+    });
+  } finally {
+    await server.close();
+  }
+}
+
 beforeAll(async () => {
   await build();
   work = await mkdtemp(path.join(tmpdir(), 'petstore-conformance-rate-'));
+  // A quota of 3 creates a second takes two minutes of waiting: it runs beside the others.
+  const quota = behind('quota', writeQuota(3)).then((r) => {
+    runs.quota = r;
+  });
   const counting = await reference({
     // Room for the 64 KiB target and the 16 KiB header ANY-NO-5XX sends, which node:http would
     // answer 431 itself, before the wrap that counts them.
@@ -62,7 +83,9 @@ beforeAll(async () => {
   } finally {
     await refusing.close();
   }
-}, 300_000);
+  runs.shared = await behind('shared', oneIn(7, { refuse: { status: 429, retryAfter: true } }));
+  await quota;
+}, 600_000);
 
 afterAll(async () => {
   if (work) await rm(work, { recursive: true, force: true });
@@ -103,7 +126,12 @@ describe('--rate-limit 50 against the reference', () => {
     const creates = entries.filter(
       (e) => e._operation === 'POST /pets' && e.response.status >= 200 && e.response.status <= 299,
     ).length;
-    expect(summary.traffic).toEqual({ requests: entries.length, creates });
+    expect(summary.traffic).toEqual({
+      requests: entries.length,
+      answered: entries.length,
+      refused: 0,
+      creates,
+    });
     // The one reachability probe before the run is the server's, not the run's.
     expect(served - 1).toBe(entries.length);
     expect(summary.options.rateLimit).toBe(50);
@@ -147,5 +175,70 @@ describe('a deployment that refuses every request for the rate', () => {
     expect(summary.verdict).toBe('could-not-judge');
     expect(summary.error).toMatch(/^the deployment's rate limit kept \d+ gating requirements/);
     expect(summary.results.filter((x: Json) => x.status === 'failed')).toEqual([]);
+    expect(summary.limits.refusals['429']).toBeGreaterThan(0);
+  });
+});
+
+describe('refusals that keep their share whatever the pace: one request in seven, 429 with Retry-After: 1', () => {
+  test('are not the run’s rate: CONFORMANT by default in under a minute, each refused request waiting its Retry-After', () => {
+    const r = runs.shared;
+    expect(r.code, failMessage(r)).toBe(0);
+    const summary = readJson(path.join(work, 'shared', 'summary.json'));
+    expect(summary.durationMs).toBeLessThan(60_000);
+    expect(summary.limits).toMatchObject({ independent: true });
+    expect(summary.limits.refusals['429']).toBeGreaterThan(0);
+    expect(r.stdout).toMatch(
+      /^ +the refusals kept their share whatever the pace .*each refused request waited its own Retry-After$/m,
+    );
+  });
+
+  test('the events’ run-end says it as summary.json does, valid against the shipped schema', () => {
+    const summary = readJson(path.join(work, 'shared', 'summary.json'));
+    const lines = readFileSync(path.join(work, 'shared.events.ndjson'), 'utf8').trimEnd().split('\n');
+    const events = lines.map((line) => JSON.parse(line));
+    const valid = shippedSchema('events.schema.json');
+    expect(events.flatMap((e) => valid(e))).toEqual([]);
+    expect(events.at(-1).limits).toEqual(summary.limits);
+  });
+
+  test('traffic counts the refused requests apart from the answered ones, as the HAR holds them', () => {
+    const summary = readJson(path.join(work, 'shared', 'summary.json'));
+    const entries = readJson(path.join(work, 'shared', 'exchanges.har')).log.entries as Json[];
+    const refused = entries.filter((e) => e.response.status === 429).length;
+    expect(summary.traffic.refused).toBe(refused);
+    expect(summary.traffic.answered).toBe(entries.length - refused);
+    expect(summary.limits.refusals['429']).toBe(refused);
+  });
+});
+
+describe('a quota of creates alone: POST, 3 a second, a bare 429', () => {
+  test('paces the creates alone: CONFORMANT by default, the reads never refused', () => {
+    const r = runs.quota;
+    expect(r.code, failMessage(r)).toBe(0);
+    const summary = readJson(path.join(work, 'quota', 'summary.json'));
+    const creates = summary.limits.requests.find((k: Json) => k.request === 'POST /pets');
+    expect(creates).toMatchObject({ alone: true });
+    const entries = readJson(path.join(work, 'quota', 'exchanges.har')).log.entries as Json[];
+    expect(entries.filter((e) => e.response.status === 429 && e.request.method !== 'POST')).toEqual([]);
+  });
+
+  test('in about the time the quota needs for the run’s creates', () => {
+    const entries = readJson(path.join(work, 'quota', 'exchanges.har')).log.entries as Json[];
+    const posts = entries.filter((e) => e.request.method === 'POST' && e.response.status !== 429).length;
+    const starts = entries.map((e) => Date.parse(e.startedDateTime));
+    const spanS = (Math.max(...starts) - Math.min(...starts)) / 1000;
+    // At 3 a second the creates need posts / 3 seconds; the run may take a fifth more, and its start.
+    expect(spanS).toBeLessThan((posts / 3) * 1.2 + 10);
+  });
+
+  test('says what the limit cost: in the console’s last lines, summary.md and summary.json', () => {
+    const r = runs.quota;
+    expect(r.stdout).toMatch(/^limits: +\d+ refusals \(429 ×\d+\) waited out, held back \d+\.\d s/m);
+    expect(r.stdout).toMatch(
+      /^ +POST \/pets alone: 429 ×\d+, down to [\d.]+ a second, the other requests went on at their pace$/m,
+    );
+    const md = readFileSync(path.join(work, 'quota', 'summary.md'), 'utf8');
+    expect(md).toContain('Limits the deployment set:');
+    expect(md).toMatch(/^- POST \/pets alone: 429 ×\d+/m);
   });
 });

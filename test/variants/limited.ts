@@ -1,9 +1,11 @@
 /**
  * Conformant servers behind rate limiters (servers/limiter.ts): the suite must meet each limit as a
  * whole run, slowly, and judge nothing by it (a 429 is the deployment protecting itself, never a fault
- * of the contract).
+ * of the contract). A limit of one kind of request paces that kind alone, and refusals that do not
+ * depend on the pace make each refused request wait its Retry-After while the run goes on: each of
+ * those is conformant in under a minute (issue 36).
  */
-import { fixedWindow, tokenBucket } from './servers/limiter.ts';
+import { fixedWindow, oneIn, tokenBucket, writeQuota } from './servers/limiter.ts';
 import type { Variant } from './variant.ts';
 
 export const limitedVariants: Variant[] = [
@@ -48,5 +50,37 @@ export const limitedVariants: Variant[] = [
     server: {
       wrap: tokenBucket(25, 25, { refuse: { status: 429, retryAfter: true }, declare: true }),
     },
+  },
+  {
+    name: 'limited-shared-one-in-seven',
+    kind: 'conformant',
+    does: 'refuses one request in seven with 429 and Retry-After: 1, whatever the pace (a limit other clients share and use up)',
+    breaks: [],
+    waits: true,
+    server: { wrap: oneIn(7, { refuse: { status: 429, retryAfter: true } }) },
+  },
+  {
+    name: 'limited-shared-http-date',
+    kind: 'conformant',
+    does: 'refuses one request in seven with 429 and a Retry-After HTTP-date a second ahead, whatever the pace',
+    breaks: [],
+    waits: true,
+    server: { wrap: oneIn(7, { refuse: { status: 429, retryAfter: 'date' } }) },
+  },
+  {
+    name: 'limited-sheds-one-in-ten',
+    kind: 'conformant',
+    does: 'sheds one request in ten with 503 and Retry-After: 1, whatever the pace',
+    breaks: [],
+    waits: true,
+    server: { wrap: oneIn(10, { refuse: { status: 503, retryAfter: true } }) },
+  },
+  {
+    name: 'limited-write-quota',
+    kind: 'conformant',
+    does: 'limits creates alone (POST) to 8 a second with a bare 429 (no Retry-After); reads are not limited',
+    breaks: [],
+    waits: true,
+    server: { wrap: writeQuota(8) },
   },
 ];

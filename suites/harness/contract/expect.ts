@@ -24,7 +24,7 @@ export function fail(res: ApiResponse, expected: string, received = describeResp
 /** "200, JSON array of 100 items", "201, empty body", "500, text/html body of 12 bytes: <h1>oops</h1>". */
 export function describeResponse(res: ApiResponse): string {
   const retried = res.retries
-    ? `, after ${res.retries} 429 answer${res.retries > 1 ? 's' : ''} waited out`
+    ? `, after ${res.retries} refusal${res.retries > 1 ? 's' : ''} (429, 503) waited out`
     : '';
   return `${res.status}, ${describeBody(res)}${retried}`;
 }

@@ -64,7 +64,7 @@ export interface LoggedExchange {
   /** From the first byte sent to the last byte read, 429 waits included: the response time. */
   readonly durationMs: number;
   /**
-   * The last attempt's phases (HAR's timings): `blocked` the 429 answers waited out before it,
+   * The last attempt's phases (HAR's timings): `blocked` the refusals (429, 503) waited out before it,
    * `wait` until its status line and headers, `receive` reading its body. Sum: durationMs.
    */
   readonly timings: { readonly blocked: number; readonly wait: number; readonly receive: number };
@@ -87,8 +87,16 @@ export interface LoggedExchange {
   };
   /** What stopped the exchange (timeout, reset, refused), masked; with or without a response. */
   readonly error?: string;
-  /** 429 answers waited out before the last attempt. */
+  /** Refusals (429, 503) waited out before the last attempt. */
   readonly retries?: number;
+  /**
+   * The run sent this request again: `refused` its answer refused it for now (429, 503: waited out,
+   * not judged), `not-taken` the deployment did not take it (a connection refused, not made in time,
+   * or reset before any answer: the run came down to fewer requests at once), `body-unread` the server
+   * stopped reading its body (sent again to read the answer it sent first), `spoiled` its answer was
+   * spoiled by the body the request before it on the connection left unread (sent again alone).
+   */
+  readonly resent?: 'refused' | 'not-taken' | 'body-unread' | 'spoiled';
 }
 
 /** Who sent an exchange: the requirement and the check. */
@@ -156,6 +164,7 @@ export function exchangeSink(
         ),
         ...optional('error', result.error === undefined ? undefined : redact(result.error)),
         ...optional('retries', result.retries ? result.retries : undefined),
+        ...optional('resent', result.resent),
       };
       appendFileSync(settings.file, `${JSON.stringify(line)}\n`);
     },

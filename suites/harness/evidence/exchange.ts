@@ -32,7 +32,7 @@ export interface ExchangeRecord {
   readonly truncated?: boolean;
   /** What went wrong on the way, when no complete response came (timeout, reset, refused). */
   readonly error?: string;
-  /** 429 answers waited out before this one. */
+  /** Refusals (429, 503) waited out before this one. */
   readonly retries?: number;
   readonly durationMs: number;
 }
@@ -239,6 +239,13 @@ export interface ExchangeResult {
   error?: string;
   retries?: number;
   durationMs: number;
+  /**
+   * The run sent the request again after this attempt: its answer refused it for now (429, 503), the
+   * deployment did not take it (a connection refused, not made in time, or reset before any answer),
+   * the server stopped reading its body, or its answer was spoiled by what the request before it on
+   * the connection left (exchange-log.ts).
+   */
+  resent?: 'refused' | 'not-taken' | 'body-unread' | 'spoiled';
 }
 
 function maskedRecord(req: SentRequest, res: ExchangeResult): ExchangeRecord {

@@ -4,14 +4,14 @@ import type { Config, Network } from '../config/config.ts';
 import { BrokenMessage, ConformanceError, HTTP_MESSAGE_ID, RateLimited } from '../evidence/errors.ts';
 import {
   type ExchangeRecord,
-  formatBytes,
+  type ExchangeResult,
   recordExchange,
   type SentRequest,
   shellQuote,
   shownUrl,
   toCurl,
 } from '../evidence/exchange.ts';
-import type { ExchangeSink } from '../evidence/exchange-log.ts';
+import type { ExchangeSink, ExchangeTiming } from '../evidence/exchange-log.ts';
 import type { Finding } from '../evidence/finding.ts';
 import { stringifyExact } from '../evidence/json.ts';
 import { keySecrets, keyShellWord, type NearMiss, nearMissKey } from '../evidence/keys.ts';
@@ -23,11 +23,14 @@ import {
   registerSecretQueryParam,
 } from '../evidence/redact.ts';
 import { reproducer } from '../evidence/reproduce.ts';
+import type { PriorRequest } from './connections.ts';
+import { type FailedAttempt, failedAttempt, Timeout } from './failure.ts';
 import { Attempt, createDispatcher, proxySecrets } from './network.ts';
 import {
   type Admission,
   DEFAULT_CONCURRENCY,
   isRefusal,
+  kindOf,
   type Pace,
   PaceGivenUp,
   rateLimitPatienceMs,
@@ -35,10 +38,62 @@ import {
   runPace,
 } from './pace.ts';
 import { backoffMs, isSafeMethod, type RetriedRequest } from './retry.ts';
+import { maySpoil, spoiledFinding } from './spoiled.ts';
 import { traceHeaders } from './trace.ts';
+
+export { describeError, isBroken } from './failure.ts';
 
 /** Bytes of a response body read at most; the rest is not read (a 50 MB answer costs 1 MiB). */
 export const MAX_BODY_BYTES = 1024 * 1024;
+
+/**
+ * A large body sent again after the server stopped reading it: its first kilobyte, then up to a
+ * second (curl waits as long for an answer to Expect: 100-continue) for the answer the server sends
+ * before it reads the rest. Sent whole, the answer is lost under the body still being written (the
+ * connection breaks with EPIPE or ECONNRESET first) in some runs and read in others.
+ */
+const EARLY_ANSWER_PAUSE = { afterBytes: 1024, ms: 1_000 };
+
+/** An attempt that got its answer. */
+interface Answered {
+  readonly status: number;
+  readonly headers: Record<string, string>;
+  readonly body: Buffer;
+  readonly truncated: boolean;
+  readonly headersAt: number;
+  /** The request before it on its connection (connections.ts). */
+  readonly prior?: PriorRequest;
+}
+
+/** A request being sent, over its attempts. */
+interface Sending {
+  readonly method: string;
+  readonly path: string;
+  /** Its kind, for its lane of the pace (pace.ts kindOf). */
+  readonly kind: string;
+  /** A 501 to it is HTTP's answer to a method not implemented (RequestOptions.mayBeUnimplemented). */
+  readonly mayBeUnimplemented: boolean;
+  readonly started: number;
+  /** Answers that refused it for now, waited out. */
+  retries: number;
+  /** Attempts sent again under --retries. */
+  transportRetries: number;
+  /** What went wrong with its attempts sent again. */
+  readonly earlier: string[];
+  /** Time it waited for the pace. */
+  paced: number;
+  /** 503s in a row it got while others were answered. */
+  singledOut: number;
+  seen: { answered: number; refusals: number };
+  /** Since when it has been refused. */
+  refusedSince?: number;
+  /** Not sent again before this (a Retry-After of its own). */
+  notBefore: number;
+  /** Its place in the pace's queue, when it keeps one: when it first asked. */
+  place?: number | undefined;
+  /** Its large body is sent its first bytes first, then the rest after a pause (EARLY_ANSWER_PAUSE). */
+  pausedBody: boolean;
+}
 
 /**
  * 503s with Retry-After in a row that make a 503 one request's answer (ANY-NO-5XX's to judge) rather
@@ -58,6 +113,12 @@ export interface ExchangeWatcher<
   watch(sent: SentRequest, alone?: boolean, foreign?: boolean): W;
   settle(watch: W, status: number | undefined, body?: Buffer, text?: string): Finding[];
 }
+
+/**
+ * Refusals of one request before it may be given up (RateLimited) for being refused longer than a
+ * request waits: one refused fewer times waited behind the others of its lane, not for its own refusals.
+ */
+const REFUSALS_BEFORE_GIVING_UP = 5;
 
 /** Findings a client keeps per requirement (the first ones): evidence enough, and a bounded report. */
 export const MAX_FINDINGS_KEPT = 3;
@@ -209,10 +270,6 @@ const WRONG_KEY = `wrong-${randomBytes(8).toString('hex')}`;
 /** The wrong key of the second line where a check sends the key's field twice. */
 const OTHER_WRONG_KEY = `wrong-${randomBytes(8).toString('hex')}`;
 
-class Timeout {
-  constructor(readonly ms: number) {}
-}
-
 /**
  * The HTTP client of the suites, on undici. Every request is bounded in time as a whole (connect,
  * headers, body and 429 waits together: headersTimeout and bodyTimeout alone would let a server that
@@ -326,182 +383,395 @@ export class Client {
     settle: (status: number | undefined, body?: Buffer, text?: string) => Finding[],
     mayBeUnimplemented: boolean,
   ): Promise<ApiResponse> {
-    const started = performance.now();
-    let retries = 0;
-    let transportRetries = 0;
-    /** What went wrong with this request's attempts sent again (this client may send others meanwhile). */
-    const earlier: string[] = [];
-    const retriesAllowed = isSafeMethod(method) ? (this.config.retries ?? 0) : 0;
-    /** Since when this request has been refused for the rate, and how often it was singled out by a 503. */
-    let refusedSince: number | undefined;
-    let paced = 0;
-    let singledOut = 0;
-    let seen = { answered: this.pace.answered, refusals: this.pace.report().refusals };
+    const state: Sending = {
+      method,
+      path,
+      mayBeUnimplemented,
+      kind: kindOf(method, path, this.config.baseUrl),
+      started: performance.now(),
+      retries: 0,
+      transportRetries: 0,
+      earlier: [],
+      paced: 0,
+      singledOut: 0,
+      seen: { answered: this.pace.answered, refusals: this.pace.refusals },
+      notBefore: 0,
+      pausedBody: false,
+    };
     for (;;) {
-      // Each attempt waits for the run's pace; its timeout starts when it is sent.
-      let admission: Admission | undefined;
-      try {
-        admission = await this.pace.admit(this.options.signal);
-      } catch (error) {
-        // The run no longer waits for the deployment: not judged. Aborted by the check: the attempt
-        // below fails at once, saying why.
-        if (error instanceof PaceGivenUp)
-          throw new RateLimited({
-            method,
-            path,
-            reason: `was not sent: ${error.reason}`,
-            ...paceRateOf(this.pace),
-            reproduce: toCurl(request),
-          });
-      }
-      if (admission) {
-        this.pacedMs += admission.waitedMs;
-        paced += admission.waitedMs;
-      }
+      const admitted = await this.admission(request, state);
       // Each attempt an exchange of its own: a span of the run's trace (trace.ts).
-      const sent: SentRequest = { ...request, headers: { ...request.headers, ...traceHeaders(this.config) } };
+      const attempt: SentRequest = {
+        ...request,
+        headers: { ...request.headers, ...traceHeaders(this.config) },
+      };
       const sentAt = performance.now();
-      admission?.sent(sentAt);
-      const outcome = await this.once(sent, sentAt + this.timeoutMs, sentAt);
-      admission?.done('error' in outcome ? undefined : outcome, refusedSince !== undefined);
-      const timing = {
-        started,
+      admitted?.sent(sentAt);
+      const first = await this.once(attempt, {
+        deadline: sentAt + this.timeoutMs,
+        started: sentAt,
+        admission: admitted,
+        pauseBody: state.pausedBody,
+      });
+      const firstTiming = {
+        started: state.started,
         attemptStarted: sentAt,
         ended: performance.now(),
-        headersAt: outcome.headersAt,
+        headersAt: first.headersAt,
       };
-      if ('error' in outcome && outcome.beforeAnswer && transportRetries < retriesAllowed) {
-        // No answer began: the network, not the server's answer. Sent again, and kept as evidence.
-        const exchange = this.record(
-          sent,
-          { ...outcome.partial, error: outcome.error, retries, durationMs: outcome.durationMs },
-          timing,
-        );
-        this.retried.push({ method: sent.method, url: exchange.url, error: redact(outcome.error) });
-        earlier.push(outcome.error);
-        transportRetries++;
-        await sleep(backoffMs(transportRetries), this.options.signal);
-        continue; // an aborted check's next attempt fails at once, saying why
-      }
+      const { sent, outcome, timing, admission } = await this.unspoiled(
+        attempt,
+        first,
+        firstTiming,
+        state,
+        admitted,
+      );
       if ('error' in outcome) {
-        this.record(
-          sent,
-          { ...outcome.partial, error: outcome.error, retries, durationMs: outcome.durationMs },
-          timing,
-        );
-        const failure = {
-          expected: `a complete HTTP response to ${method} ${path} within ${this.timeoutMs} ms`,
-          received:
-            transportRetries > 0
-              ? `${outcome.error} (and ${transportRetries} earlier attempt${transportRetries === 1 ? '' : 's'}: ${earlier.join('; ')})`
-              : outcome.error,
-          reproduce: toCurl(sent),
-          exchanges: this.exchanges.slice(-3),
-        };
-        // A safe request whose connection dropped before any answer met the network (--retries sends
-        // it again); an unsafe one may have been dropped for what it sent (a body of megabytes cut
-        // off), which is its check's to judge.
-        const dropped = outcome.dropped && isSafeMethod(method);
-        if (!outcome.broken && !dropped) throw new ConformanceError(failure);
-        // Whichever check sent it: ANY-HTTP-MESSAGE fails, and the check is blocked by it. A
-        // connection dropped before any answer is one cause of the network's, named once, however
-        // many checks it hits.
-        const broken = new BrokenMessage({
-          ...failure,
-          expected: dropped
-            ? `an HTTP answer to ${method} ${path} (--retries 2 meets a network that drops connections)`
-            : `a complete HTTP message in answer to ${method} ${path}, framed as its headers say (RFC 9112 §6)`,
-          received: `${method} ${path}: ${failure.received}`,
-        });
-        this.report({
-          requirementId: HTTP_MESSAGE_ID,
-          expected: broken.expected,
-          received: broken.received,
-          reproduce: broken.reproduce,
-        });
-        throw broken;
+        await this.afterFailure(sent, outcome, admission, timing, state);
+        continue;
       }
-      if (isRefusal(outcome)) {
-        // A 503 this request keeps getting while others are answered, and refused none, is its own.
-        const now = { answered: this.pace.answered, refusals: this.pace.report().refusals };
-        if (outcome.status !== 503 || now.refusals - seen.refusals > 1) singledOut = 0;
-        else if (now.answered > seen.answered) singledOut++;
-        seen = now;
+      if (this.refused(outcome, admission, state)) {
+        this.waitOrGiveUp(sent, outcome, timing, state);
+        continue;
       }
-      if (isRefusal(outcome) && singledOut < SINGLED_OUT_503) {
-        // A 429 (or load shed with a 503 and Retry-After) is never handed to a check: "any 4xx" or
-        // "not 2xx" would pass without judging. The pace holds the whole run; this request waits in it.
-        const now = performance.now();
-        refusedSince ??= now;
-        const retryAfter = retryAfterMs(outcome.headers['retry-after'], Date.now());
-        const patience = this.options.patienceMs ?? rateLimitPatienceMs(this.timeoutMs);
-        if (now - refusedSince + (retryAfter ?? 0) <= patience && !this.options.signal?.aborted) {
-          retries++;
-          this.record(sent, { ...outcome, retries, durationMs: timing.ended - sentAt }, timing);
-          continue;
-        }
-        this.record(sent, { ...outcome, retries, durationMs: timing.ended - started }, timing);
-        const asked = outcome.headers['retry-after'];
+      return this.answered(sent, outcome, timing, state, settle);
+    }
+  }
+
+  /**
+   * An answer the request before it on its connection may have spoiled (spoiled.ts) is checked: the
+   * request is sent again alone, on a new connection. Answered otherwise there, the first answer was
+   * spoiled: ANY-HTTP-MESSAGE is told, naming both requests, and the request goes on with the answer
+   * it got alone. A refusal for now (429, 503) there says nothing either way. The first answer's
+   * admission ends before the second is asked for (at one request at a time, it would wait for it);
+   * the second's is the one the request goes on with.
+   */
+  private async unspoiled(
+    sent: SentRequest,
+    outcome: Answered | FailedAttempt,
+    timing: ExchangeTiming,
+    state: Sending,
+    admission: Admission | undefined,
+  ): Promise<{
+    sent: SentRequest;
+    outcome: Answered | FailedAttempt;
+    timing: ExchangeTiming;
+    admission: Admission | undefined;
+  }> {
+    const failed = 'error' in outcome;
+    const status = failed ? outcome.partial.status : outcome.status;
+    const headers = (failed ? outcome.partial.headers : outcome.headers) ?? {};
+    const prior = outcome.prior;
+    const first = prior?.tag as SentRequest | undefined;
+    const answer = {
+      status,
+      closes: /\bclose\b/i.test(headers.connection ?? ''),
+      broken: failed && outcome.broken,
+    };
+    if (!maySpoil(prior, answer) || first === undefined || prior?.status === undefined)
+      return { sent, outcome, timing, admission };
+    // Sent alone: through the run's pace, on a connection of its own.
+    admission?.done(failed ? undefined : { answer: outcome });
+    let second: Admission;
+    try {
+      second = await this.pace.admit(this.options.signal, { kind: state.kind });
+    } catch {
+      return { sent, outcome, timing, admission: undefined };
+    }
+    const fresh = createDispatcher(this.config.network, { connections: 1, pipelining: 1 });
+    const again: SentRequest = { ...sent, headers: { ...sent.headers, ...traceHeaders(this.config) } };
+    const sentAt = performance.now();
+    second.sent(sentAt);
+    const alone = await this.once(again, {
+      deadline: sentAt + this.timeoutMs,
+      started: sentAt,
+      dispatcher: fresh,
+    });
+    void fresh.close();
+    const aloneTiming = {
+      started: state.started,
+      attemptStarted: sentAt,
+      ended: performance.now(),
+      headersAt: alone.headersAt,
+    };
+    const aloneStatus = 'error' in alone ? alone.partial.status : alone.status;
+    const same = aloneStatus === status && 'error' in alone === failed;
+    if (same || 'error' in alone || isRefusal(alone)) {
+      // Not spoiled, or not to be told: the check goes on with the first answer; the second is kept.
+      this.record(
+        again,
+        'error' in alone
+          ? { ...alone.partial, error: alone.error, durationMs: alone.durationMs }
+          : { ...alone, durationMs: aloneTiming.ended - sentAt },
+        aloneTiming,
+      );
+      second.done('error' in alone ? undefined : { answer: alone });
+      return { sent, outcome, timing, admission: undefined };
+    }
+    this.record(
+      sent,
+      failed
+        ? { ...outcome.partial, error: outcome.error, durationMs: outcome.durationMs, resent: 'spoiled' }
+        : { ...outcome, durationMs: timing.ended - timing.attemptStarted, resent: 'spoiled' },
+      timing,
+    );
+    const finding = spoiledFinding(
+      first,
+      prior.status,
+      sent,
+      failed ? outcome.error : String(status),
+      String(aloneStatus),
+    );
+    this.report({ requirementId: HTTP_MESSAGE_ID, ...finding });
+    return { sent: again, outcome: alone, timing: aloneTiming, admission: second };
+  }
+
+  /** Waits for the run's pace; undefined when the check was stopped (the attempt then fails at once, saying why). */
+  private async admission(request: SentRequest, state: Sending): Promise<Admission | undefined> {
+    try {
+      const admission = await this.pace.admit(this.options.signal, {
+        kind: state.kind,
+        notBefore: state.notBefore,
+        ...(state.place === undefined ? {} : { place: state.place }),
+      });
+      // Sent again after its first refusal, it keeps the place it had; refused again, it queues anew
+      // (a request the deployment keeps refusing does not hold the others back).
+      state.place = state.retries === 0 ? performance.now() - admission.waitedMs : undefined;
+      this.pacedMs += admission.waitedMs;
+      state.paced += admission.waitedMs;
+      return admission;
+    } catch (error) {
+      // The run no longer waits for the deployment: not judged.
+      if (error instanceof PaceGivenUp)
         throw new RateLimited({
-          method,
-          path,
-          reason: `was refused ${retries + 1} time${retries === 0 ? '' : 's'} (${outcome.status}, ${asked === undefined ? 'no Retry-After' : `Retry-After ${asked}`}) over ${Math.round((now - refusedSince) / 1000)} s, longer than a request waits for the deployment's limit (${Math.round(patience / 1000)} s)`,
-          ...paceRateOf(this.pace),
-          reproduce: toCurl(sent),
+          method: state.method,
+          path: state.path,
+          reason: `was not sent: ${error.reason}`,
+          ...paceRateOf(this.pace, state.kind),
+          reproduce: toCurl(request),
         });
-      }
-      const durationMs = timing.ended - started;
-      const answerMs = timing.ended - sentAt;
-      const exchange = this.record(sent, { ...outcome, retries, durationMs }, timing);
-      const text = outcome.body.toString('utf8');
-      const findings = settle(outcome.status, outcome.body, text);
-      // Written when a check shows it (reproducer): most answers are never shown.
-      const reproduce = reproducer(sent, outcome.status);
-      // The URL masked alone, not read from the record: reading a record masks all of it, bodies too.
-      // The reports' response times come from the exchange log, where every answer is timed once.
-      const budget = this.config.maxResponseTimeMs;
-      if (budget !== undefined && answerMs > budget) {
-        this.slowCount++;
-        if (this.slowAnswers.length < MAX_SLOW_ANSWERS_KEPT) {
-          this.slowAnswers.push({
-            method: sent.method,
-            url: shownUrl(sent),
-            status: outcome.status,
-            ms: Math.round(answerMs),
-            budgetMs: budget,
-            reproduce: reproduce(),
-          });
-        }
-      }
-      const unimplemented = mayBeUnimplemented && outcome.status === 501;
-      if (outcome.status >= 500 && !unimplemented && this.serverErrors.length < MAX_SERVER_ERRORS_KEPT) {
-        this.serverErrors.push({
+      return undefined;
+    }
+  }
+
+  /**
+   * An attempt that got no complete answer: returns when it is to be sent again, or throws what the
+   * check is to make of it.
+   */
+  private async afterFailure(
+    sent: SentRequest,
+    outcome: FailedAttempt,
+    admission: Admission | undefined,
+    timing: ExchangeTiming,
+    state: Sending,
+  ): Promise<void> {
+    // What another origin did (a Location that leads elsewhere) says nothing of the deployment's capacity.
+    const capacity = sameOrigin(sent.url, this.config.baseUrl) ? outcome.capacity : undefined;
+    const verdict = admission?.done(capacity ? { capacity } : undefined);
+    const { method } = state;
+    const keep = (resent?: ExchangeResult['resent']) =>
+      this.record(
+        sent,
+        {
+          ...outcome.partial,
+          error: outcome.error,
+          retries: state.retries,
+          durationMs: outcome.durationMs,
+          ...(resent ? { resent } : {}),
+        },
+        timing,
+      );
+    // The server stopped reading the body, and may have answered first (413, 401, 429) before the
+    // connection broke under the rest: sent once more, its first bytes, then a pause for the answer.
+    if (outcome.bodyCut && !state.pausedBody) {
+      keep('body-unread');
+      state.pausedBody = true;
+      state.earlier.push(outcome.error);
+      return;
+    }
+    // The deployment took fewer requests at once since: sent again. One never written on a
+    // connection was never applied, whatever its method; one reset before its answer, if it is safe.
+    if (verdict?.kind === 'resend' && (outcome.notWritten || isSafeMethod(method))) {
+      keep('not-taken');
+      state.earlier.push(outcome.error);
+      return;
+    }
+    const retriesAllowed = isSafeMethod(method) ? (this.config.retries ?? 0) : 0;
+    if (outcome.beforeAnswer && state.transportRetries < retriesAllowed) {
+      // No answer began: the network, not the server's answer. Sent again, and kept as evidence.
+      const exchange = keep();
+      this.retried.push({ method: sent.method, url: exchange.url, error: redact(outcome.error) });
+      state.earlier.push(outcome.error);
+      state.transportRetries++;
+      await sleep(backoffMs(state.transportRetries), this.options.signal);
+      return; // an aborted check's next attempt fails at once, saying why
+    }
+    keep();
+    throw this.failure(sent, outcome, state);
+  }
+
+  /** What a request that got no complete answer fails its check with, or blocks it by (ANY-HTTP-MESSAGE). */
+  private failure(sent: SentRequest, outcome: FailedAttempt, state: Sending): ConformanceError {
+    const { method, path } = state;
+    const failure = {
+      expected: `a complete HTTP response to ${method} ${path} within ${this.timeoutMs} ms`,
+      received:
+        state.earlier.length > 0
+          ? `${outcome.error} (and ${state.earlier.length} earlier attempt${state.earlier.length === 1 ? '' : 's'}: ${state.earlier.join('; ')})`
+          : outcome.error,
+      reproduce: toCurl(sent),
+      exchanges: this.exchanges.slice(-3),
+    };
+    // A safe request whose connection dropped before any answer met the network (--retries sends it
+    // again), and so did one never written on a connection; an unsafe one may have been dropped for
+    // what it sent (a body of megabytes cut off), which is its check's to judge.
+    const dropped = outcome.dropped && (isSafeMethod(method) || outcome.notWritten);
+    if (!outcome.broken && !dropped) return new ConformanceError(failure);
+    // Whichever check sent it: ANY-HTTP-MESSAGE fails, and the check is blocked by it. A connection
+    // dropped before any answer is one cause of the network's, named once, however many checks it hits.
+    const broken = new BrokenMessage({
+      ...failure,
+      expected: !dropped
+        ? `a complete HTTP message in answer to ${method} ${path}, framed as its headers say (RFC 9112 §6)`
+        : outcome.notWritten && this.concurrencyCeiling() > 1 && sameOrigin(sent.url, this.config.baseUrl)
+          ? `an HTTP answer to ${method} ${path} with one request at a time (the run came down from --concurrency ${this.concurrencyCeiling()} to 1, and the deployment still did not take it)`
+          : `an HTTP answer to ${method} ${path} (--retries 2 meets a network that drops connections)`,
+      received: `${method} ${path}: ${failure.received}`,
+    });
+    this.report({
+      requirementId: HTTP_MESSAGE_ID,
+      expected: broken.expected,
+      received: broken.received,
+      reproduce: broken.reproduce,
+    });
+    return broken;
+  }
+
+  /** --concurrency, or the default: what the run started with. */
+  private concurrencyCeiling(): number {
+    return this.config.concurrency ?? DEFAULT_CONCURRENCY;
+  }
+
+  /**
+   * Whether an answer refused its request for now (429, 503, as the pace judges it: pace.ts), to be
+   * sent again; a 503 this request keeps getting while others are answered is its own answer.
+   */
+  private refused(outcome: Answered, admission: Admission | undefined, state: Sending): boolean {
+    if (isRefusal(outcome)) {
+      // A 503 this request keeps getting while others are answered, and refused none, is its own.
+      const now = { answered: this.pace.answered, refusals: this.pace.refusals };
+      if (outcome.status !== 503 || now.refusals - state.seen.refusals > 1) state.singledOut = 0;
+      else if (now.answered > state.seen.answered) state.singledOut++;
+      state.seen = now;
+    }
+    const again = state.refusedSince !== undefined;
+    const verdict = admission?.done({ answer: outcome, again }) ?? { kind: 'answer' };
+    if (verdict.kind !== 'refused' || state.singledOut >= SINGLED_OUT_503) return false;
+    state.notBefore = verdict.notBefore;
+    return true;
+  }
+
+  /**
+   * A refused request waits for the pace and is sent again, unless it has been refused longer than a
+   * request waits: a 429 (or a 503 the pace judges load shed) is never handed to a check ("any 4xx"
+   * or "not 2xx" would pass without judging); the check is not judged instead (RateLimited).
+   */
+  private waitOrGiveUp(sent: SentRequest, outcome: Answered, timing: ExchangeTiming, state: Sending): void {
+    const now = performance.now();
+    state.refusedSince ??= now;
+    const retryAfter = retryAfterMs(outcome.headers['retry-after'], Date.now());
+    const patience = this.options.patienceMs ?? rateLimitPatienceMs(this.timeoutMs);
+    const tooLong =
+      now - state.refusedSince + (retryAfter ?? 0) > patience &&
+      state.retries + 1 >= REFUSALS_BEFORE_GIVING_UP;
+    if (!tooLong && (retryAfter ?? 0) <= patience && !this.options.signal?.aborted) {
+      state.retries++;
+      this.record(
+        sent,
+        {
+          ...outcome,
+          retries: state.retries,
+          durationMs: timing.ended - timing.attemptStarted,
+          resent: 'refused',
+        },
+        timing,
+      );
+      return;
+    }
+    this.record(
+      sent,
+      { ...outcome, retries: state.retries, durationMs: timing.ended - state.started },
+      timing,
+    );
+    const asked = outcome.headers['retry-after'];
+    throw new RateLimited({
+      method: state.method,
+      path: state.path,
+      reason: `was refused ${state.retries + 1} time${state.retries === 0 ? '' : 's'} (${outcome.status}, ${asked === undefined ? 'no Retry-After' : `Retry-After ${asked}`}) over ${Math.round((now - state.refusedSince) / 1000)} s, longer than a request waits for the deployment's limit (${Math.round(patience / 1000)} s)`,
+      ...paceRateOf(this.pace, state.kind),
+      reproduce: toCurl(sent),
+    });
+  }
+
+  /** The answer, as the check gets it: recorded, held against the model, kept as evidence where it says something. */
+  private answered(
+    sent: SentRequest,
+    outcome: Answered,
+    timing: ExchangeTiming,
+    state: Sending,
+    settle: (status: number | undefined, body?: Buffer, text?: string) => Finding[],
+  ): ApiResponse {
+    const durationMs = timing.ended - state.started;
+    const answerMs = timing.ended - timing.attemptStarted;
+    const exchange = this.record(sent, { ...outcome, retries: state.retries, durationMs }, timing);
+    const text = outcome.body.toString('utf8');
+    const findings = settle(outcome.status, outcome.body, text);
+    // Written when a check shows it (reproducer): most answers are never shown.
+    const reproduce = reproducer(sent, outcome.status);
+    // The URL masked alone, not read from the record: reading a record masks all of it, bodies too.
+    // The reports' response times come from the exchange log, where every answer is timed once.
+    const budget = this.config.maxResponseTimeMs;
+    if (budget !== undefined && answerMs > budget) {
+      this.slowCount++;
+      if (this.slowAnswers.length < MAX_SLOW_ANSWERS_KEPT) {
+        this.slowAnswers.push({
           method: sent.method,
           url: shownUrl(sent),
           status: outcome.status,
+          ms: Math.round(answerMs),
+          budgetMs: budget,
           reproduce: reproduce(),
         });
       }
-      return {
-        request: sent,
-        status: outcome.status,
-        headers: outcome.headers,
-        body: outcome.body,
-        text,
-        truncated: outcome.truncated,
-        retries,
-        transportRetries,
-        durationMs,
-        answerMs,
-        sentAt,
-        pacedMs: paced,
-        exchange,
-        get reproduce() {
-          return reproduce();
-        },
-        findings,
-      };
     }
+    const unimplemented = state.mayBeUnimplemented && outcome.status === 501;
+    if (outcome.status >= 500 && !unimplemented && this.serverErrors.length < MAX_SERVER_ERRORS_KEPT) {
+      this.serverErrors.push({
+        method: sent.method,
+        url: shownUrl(sent),
+        status: outcome.status,
+        reproduce: reproduce(),
+      });
+    }
+    return {
+      request: sent,
+      status: outcome.status,
+      headers: outcome.headers,
+      body: outcome.body,
+      text,
+      truncated: outcome.truncated,
+      retries: state.retries,
+      transportRetries: state.transportRetries,
+      durationMs,
+      answerMs,
+      sentAt: timing.attemptStarted,
+      pacedMs: state.paced,
+      exchange,
+      get reproduce() {
+        return reproduce();
+      },
+      findings,
+    };
   }
 
   /** Keeps the exchange's masked record, and writes it to the run's exchange log. */
@@ -578,44 +848,35 @@ export class Client {
     return key;
   }
 
-  /** One attempt, bounded by the deadline; never throws. */
+  /**
+   * One attempt, bounded by the deadline; never throws. Its connection, once there, is told to the
+   * pace (a slow one is let go before the request is written on it); `pauseBody` writes a large
+   * body's first bytes, then waits for an early answer before the rest.
+   */
   private async once(
     sent: SentRequest,
-    deadline: number,
-    started: number,
-  ): Promise<
-    | {
-        status: number;
-        headers: Record<string, string>;
-        body: Buffer;
-        truncated: boolean;
-        headersAt: number;
-      }
-    | {
-        error: string;
-        durationMs: number;
-        partial: { status?: number; headers?: Record<string, string>; body?: Buffer };
-        headersAt?: number;
-        /** No answer began (no status line), and the check did not stop the request itself. */
-        beforeAnswer: boolean;
-        /** The answer is not a complete HTTP message (isBroken): ANY-HTTP-MESSAGE's to judge. */
-        broken: boolean;
-        /**
-         * The connection was refused, reset or closed before any answer began, not by a timeout nor
-         * by the check: no HTTP message at all, ANY-HTTP-MESSAGE's to judge too.
-         */
-        dropped: boolean;
-      }
-  > {
-    const attempt = new Attempt(this.dispatcher, sent.url, {
+    how: {
+      readonly deadline: number;
+      readonly started: number;
+      readonly admission?: Admission | undefined;
+      readonly pauseBody?: boolean;
+      /** Another dispatcher than the run's pool (a new connection of its own). */
+      readonly dispatcher?: Dispatcher;
+    },
+  ): Promise<Answered | FailedAttempt> {
+    const { deadline, started, admission } = how;
+    const attempt = new Attempt(how.dispatcher ?? this.dispatcher, sent.url, {
       method: sent.method,
       headers: sent.headers,
       body: sent.body,
       headersTimeout: this.timeoutMs,
       bodyTimeout: this.timeoutMs,
       maxBodyBytes: this.maxBodyBytes,
+      tag: sent,
       ...(sent.asWritten ? { asWritten: true } : {}),
       ...(sent.target ? { target: sent.target } : {}),
+      ...(admission ? { onConnection: (ms: number) => admission.connected(ms) } : {}),
+      ...(how.pauseBody ? { pauseBody: EARLY_ANSWER_PAUSE } : {}),
     });
     // Whole milliseconds: Node keeps a list of timers per duration, and a fraction made nearly every
     // request's timer a list of its own, hundreds of them at once.
@@ -626,35 +887,18 @@ export class Client {
     else if (stop) this.followSignal(stop, attempt);
     try {
       await attempt.done;
-      const { status, headers, headersAt, truncated } = attempt;
-      return { status: status!, headers: headers!, body: attempt.body, truncated, headersAt: headersAt! };
-    } catch (err) {
-      const { status, headers, headersAt, size } = attempt;
-      const reason = attempt.abortReason ?? err;
-      const waited = Math.round(performance.now() - started);
-      const phase =
-        status === undefined
-          ? 'before the status line and headers arrived'
-          : `after status ${status} and ${formatBytes(size)} of body`;
-      const what =
-        reason instanceof Timeout
-          ? `no complete response within ${reason.ms} ms (timed out ${phase})`
-          : stop?.aborted
-            ? `the request was abandoned after ${waited} ms ${phase}: the test was stopped (${describeError(stop.reason)})`
-            : `${describeError(err)} after ${waited} ms, ${phase}`;
+      const { status, headers, headersAt, truncated, prior } = attempt;
       return {
-        error: what,
-        durationMs: waited,
-        ...(headersAt === undefined ? {} : { headersAt }),
-        beforeAnswer: status === undefined && !stop?.aborted,
-        broken: !(reason instanceof Timeout) && !stop?.aborted && isBroken(err, status !== undefined),
-        dropped: status === undefined && !(reason instanceof Timeout) && !stop?.aborted,
-        partial: {
-          ...(status !== undefined ? { status } : {}),
-          ...(headers ? { headers } : {}),
-          ...(size > 0 ? { body: attempt.body } : {}),
-        },
+        status: status!,
+        headers: headers!,
+        body: attempt.body,
+        truncated,
+        headersAt: headersAt!,
+        ...(prior ? { prior } : {}),
       };
+    } catch (err) {
+      const waited = Math.round(performance.now() - started);
+      return failedAttempt(attempt, err, stop?.aborted ? { reason: stop.reason } : undefined, waited);
     } finally {
       clearTimeout(timer);
       this.inFlight.delete(attempt);
@@ -680,56 +924,19 @@ export class Client {
   }
 }
 
-const CODES: Record<string, string> = {
-  ECONNREFUSED: 'connection refused',
-  ECONNRESET: 'connection reset by the server',
-  EPIPE: 'connection closed by the server while the request was being sent',
-  ENOTFOUND: 'host not found',
-  EAI_AGAIN: 'host name lookup failed',
-  ETIMEDOUT: 'connection timed out',
-  EHOSTUNREACH: 'host unreachable',
-  UND_ERR_SOCKET: 'connection closed by the server',
-  UND_ERR_CONNECT_TIMEOUT: 'connection timed out',
-  UND_ERR_HEADERS_TIMEOUT: 'no headers in time',
-  UND_ERR_BODY_TIMEOUT: 'body stalled',
-  UND_ERR_HEADERS_OVERFLOW: 'response headers too large',
-  UND_ERR_RES_CONTENT_LENGTH_MISMATCH: 'body shorter or longer than its Content-Length',
-  HPE_INVALID_CONSTANT: 'not an HTTP response',
-  DEPTH_ZERO_SELF_SIGNED_CERT: 'the certificate is self-signed and not trusted',
-  UNABLE_TO_VERIFY_LEAF_SIGNATURE: 'the certificate is issued by a CA this machine does not trust',
-  SELF_SIGNED_CERT_IN_CHAIN: 'the certificate chain ends in a CA this machine does not trust',
-  CERT_HAS_EXPIRED: 'the certificate has expired',
-  ERR_TLS_CERT_ALTNAME_INVALID: 'the certificate is not valid for this host name',
-  ERR_SSL_TLSV13_ALERT_CERTIFICATE_REQUIRED: 'the server asks for a client certificate',
-};
-
-/** The pace the deployment left the run at, for a RateLimited's message. */
-function paceRateOf(pace: Pace): { paceRate?: number } {
-  const rate = pace.report().rate;
-  return rate === undefined ? {} : { paceRate: rate };
+/** Whether `url` is on the origin of `baseUrl`. */
+function sameOrigin(url: string, baseUrl: string): boolean {
+  try {
+    return new URL(url).origin === new URL(baseUrl).origin;
+  } catch {
+    return false;
+  }
 }
 
-/** A network error as a short sentence: "connection reset by the server (ECONNRESET)". */
-export function describeError(err: unknown): string {
-  if (!(err instanceof Error)) return String(err);
-  const withCause = err as Error & { code?: string; cause?: unknown };
-  const code = withCause.code ?? (withCause.cause as { code?: string } | undefined)?.code;
-  if (code && CODES[code]) return `${CODES[code]} (${code})`;
-  const inner = withCause.cause instanceof Error ? `: ${withCause.cause.message}` : '';
-  return `${err.message || err.name}${inner}${code ? ` (${code})` : ''}`;
-}
-
-/**
- * Whether a failed attempt met an answer that is not a complete HTTP message: bytes that do not parse
- * as HTTP (llhttp's HPE_ codes: not HTTP at all, Content-Length beside chunked, a bad chunk), a body
- * longer or shorter than its Content-Length, or a connection closed once the answer had begun. A
- * refusal, a timeout or a reset before any answer began are the network's, not the message's.
- */
-export function isBroken(err: unknown, answerBegan: boolean): boolean {
-  const withCause = err as { code?: unknown; cause?: { code?: unknown } } | undefined;
-  const code = String(withCause?.code ?? withCause?.cause?.code ?? '');
-  if (code.startsWith('HPE_') || code === 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH') return true;
-  return answerBegan && (code === 'UND_ERR_SOCKET' || code === 'ECONNRESET' || code === 'EPIPE');
+/** The pace the deployment left the lane of `kind` at, for a RateLimited's message. */
+function paceRateOf(pace: Pace, kind: string): { paceRate?: number } {
+  const rate = pace.rateOf(kind);
+  return rate === undefined ? {} : { paceRate: Math.round(rate * 10) / 10 };
 }
 
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {

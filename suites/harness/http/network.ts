@@ -15,6 +15,7 @@ import * as tls from 'node:tls';
 import type { Dispatcher } from 'undici';
 import type { Network, TlsSettings } from '../config/config.ts';
 import { type SplitUrl, splitUrl } from '../evidence/url.ts';
+import { connected, type PriorRequest, trackingFactory } from './connections.ts';
 
 // undici is loaded when a dispatcher is made, not with this module: the command imports this module
 // at its start for proxySecrets(), and a run against the bundled reference never makes one there.
@@ -47,6 +48,34 @@ export interface AttemptOptions {
    * port alone, as CONNECT sends it (§3.2.3). undici's dispatch sends a `path` as given.
    */
   readonly target?: 'absolute' | 'authority';
+  /** What the request after this one on its connection is told of it (PriorRequest.tag). */
+  readonly tag?: unknown;
+  /**
+   * Told when the request has a connection, `ms` after it was dispatched: false lets the connection
+   * go before the request is written on it (the attempt fails with the reason NotWritten).
+   */
+  readonly onConnection?: (ms: number) => boolean;
+  /**
+   * The body's first bytes, then a pause until the answer is complete or `ms` have passed, then the
+   * rest: a server that answers before it reads a large body (413, 401, 429) and closes is read
+   * before the connection breaks under the body still being written.
+   */
+  readonly pauseBody?: { readonly afterBytes: number; readonly ms: number };
+}
+
+/**
+ * Bodies this large are written a piece at a time, so that the attempt knows whether the server took
+ * all of it before the connection broke (Attempt.bodyWritten): a small body goes out with the headers.
+ */
+export const LARGE_BODY_BYTES = 64 * 1024;
+const BODY_PIECE_BYTES = 64 * 1024;
+
+/** Why an attempt ended before it was written on its connection (AttemptOptions.onConnection). */
+export class NotWritten extends Error {
+  constructor() {
+    super('the connection came too late: the request was not written on it');
+    this.name = 'NotWritten';
+  }
 }
 
 /**
@@ -73,6 +102,25 @@ export class Attempt {
   readonly done: Promise<void>;
   /** The reason abort() was called with, when it was. */
   abortReason: unknown;
+  /**
+   * performance.now() when the request had a connection to be written on (undici's onRequestStart:
+   * "before request is dispatched on socket"); undefined while it had none, and when it never had.
+   */
+  connectedAt: number | undefined;
+  /** The whole body was handed to the connection (a request without one: once it had a connection). */
+  bodyWritten = false;
+  /**
+   * The request written before this one on its connection, when the pool knows it (connections.ts):
+   * direct connections, not those through a proxy.
+   */
+  prior: PriorRequest | undefined;
+  /** This request as the one after it on its connection is told of it (connections.ts). */
+  private readonly written: PriorRequest;
+  /** What it was dispatched with: the connections' tracking knows its client by this object. */
+  private readonly dispatchOptions: Dispatcher.DispatchOptions;
+  private readonly dispatchedAt = performance.now();
+  /** Ends the pause of a paused body (AttemptOptions.pauseBody). */
+  private endPause: (() => void) | undefined;
   private readonly chunks: Buffer[] = [];
   private controller: Dispatcher.DispatchController | undefined;
   /** The connection of a CONNECT's answer, once undici handed it over (upgraded). */
@@ -95,19 +143,26 @@ export class Attempt {
       options.target === 'authority'
         ? new URL(origin).host
         : `${options.target === 'absolute' ? origin : ''}${pathname}${search}`;
+    this.written = {
+      method: options.method,
+      hadBody: options.body !== undefined,
+      ...(options.tag === undefined ? {} : { tag: options.tag }),
+    };
+    const body = options.body;
+    const pieces = body !== undefined && (body.length >= LARGE_BODY_BYTES || options.pauseBody);
+    this.dispatchOptions = {
+      origin,
+      path,
+      method: options.method as Dispatcher.HttpMethod,
+      // A body written a piece at a time declares its length, as the whole one does.
+      headers: pieces ? { ...options.headers, 'content-length': String(body.length) } : options.headers,
+      // An AsyncIterable body, as Dispatcher.dispatch documents it (its types list a Readable only).
+      body: pieces ? (this.pieces(body) as unknown as Dispatcher.DispatchOptions['body']) : (body ?? null),
+      headersTimeout: options.headersTimeout,
+      bodyTimeout: options.bodyTimeout,
+    };
     try {
-      dispatcher.dispatch(
-        {
-          origin,
-          path,
-          method: options.method as Dispatcher.HttpMethod,
-          headers: options.headers,
-          body: options.body ?? null,
-          headersTimeout: options.headersTimeout,
-          bodyTimeout: options.bodyTimeout,
-        },
-        this.handler(),
-      );
+      dispatcher.dispatch(this.dispatchOptions, this.handler());
     } catch (error) {
       this.fail(error);
     }
@@ -116,6 +171,30 @@ export class Attempt {
   /** The body read so far. */
   get body(): Buffer {
     return Buffer.concat(this.chunks, this.size);
+  }
+
+  /**
+   * The body a piece at a time, `bodyWritten` once the last one is handed over; with pauseBody, its
+   * first bytes, then a pause. Nothing more once the attempt is settled (its answer complete).
+   */
+  private async *pieces(body: Uint8Array): AsyncGenerator<Uint8Array> {
+    let at = 0;
+    const pause = this.options.pauseBody;
+    if (pause) {
+      at = Math.min(body.length, pause.afterBytes);
+      yield body.subarray(0, at);
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, pause.ms);
+        this.endPause = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+        if (this.settled) this.endPause();
+      });
+    }
+    for (; at < body.length && !this.settled; at += BODY_PIECE_BYTES)
+      yield body.subarray(at, Math.min(body.length, at + BODY_PIECE_BYTES));
+    if (at >= body.length) this.bodyWritten = true;
   }
 
   /** Ends the attempt: `done` rejects with `reason`, and undici closes the request (its connection too when under way). */
@@ -130,20 +209,36 @@ export class Attempt {
   private fail(error: unknown): void {
     if (this.settled) return;
     this.settled = true;
+    this.endPause?.();
     this.reject(error);
+  }
+
+  private succeed(): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.endPause?.();
+    this.resolve();
   }
 
   private handler(): Dispatcher.DispatchHandler {
     return {
       onRequestStart: (controller) => {
         this.controller = controller;
-        if (this.settled) controller.abort(this.abortReason as Error);
+        if (this.settled) return controller.abort(this.abortReason as Error);
+        // Aborted here, the request is never written on the connection (undici writes after this).
+        if (this.options.onConnection?.(performance.now() - this.dispatchedAt) === false)
+          return this.abort(new NotWritten());
+        this.connectedAt = performance.now();
+        this.prior = connected(this.dispatchOptions, this.written);
+        if (this.options.body === undefined || this.options.body.length < LARGE_BODY_BYTES)
+          this.bodyWritten = !this.options.pauseBody;
       },
       onResponseStart: (_controller, status, headers) => {
         // 1xx answers are interim: the final one follows (undici's request() skips them too).
         if (status < 200 || this.settled) return;
         this.headersAt = performance.now();
         this.status = status;
+        this.written.status = status;
         this.headers = flattenHeaders(headers);
       },
       onResponseData: (controller, chunk) => {
@@ -153,19 +248,14 @@ export class Attempt {
           this.chunks.push(chunk.subarray(0, room));
           this.size += room;
           this.truncated = true;
-          this.settled = true;
-          this.resolve();
+          this.succeed();
           controller.abort(new Error('body cut at the read cap')); // the rest is never read
           return;
         }
         this.chunks.push(chunk);
         this.size += chunk.length;
       },
-      onResponseEnd: () => {
-        if (this.settled) return;
-        this.settled = true;
-        this.resolve();
-      },
+      onResponseEnd: () => this.succeed(),
       onResponseError: (_controller, error) => this.fail(error),
       onRequestUpgrade: (_controller, status, headers, socket) => this.upgraded(status, headers, socket),
     };
@@ -187,9 +277,7 @@ export class Attempt {
       status >= 200 && status <= 299 ? 0 : Number.isNaN(declared) ? most : Math.min(declared, most);
     const end = () => {
       socket.destroy();
-      if (this.settled) return;
-      this.settled = true;
-      this.resolve();
+      this.succeed();
     };
     if (want === 0) return end();
     socket.on('data', (chunk: Buffer) => {
@@ -250,7 +338,8 @@ export function createDispatcher(network: Network | undefined, pool: PoolOptions
   const tlsOptions = { ...tlsConnectOptions(network?.tls), ...timeout };
   const proxy = network?.proxy;
   if (!proxy || (proxy.http === '' && proxy.https === '')) {
-    return new (undiciIndex().Agent)({ ...agentOptions, connect: tlsOptions });
+    const undici = undiciIndex();
+    return new undici.Agent({ ...agentOptions, connect: tlsOptions, factory: trackingFactory(undici) });
   }
   // The proxy's own certificate is checked against the same trust (a CA given with --ca-cert, or
   // none with --insecure); a client certificate is for the target only.

@@ -5,24 +5,28 @@
  *
  * - A ceiling set from the start: at most `concurrency` requests in flight (--concurrency), and at
  *   most `ratePerSecond` request starts in any second (--rate-limit).
- * - What the deployment says: a 429, or a 503 with Retry-After (load shedding), holds every new
- *   request until its Retry-After has passed (1 s when it gives none, doubled each time the hold did
- *   not help) and halves the pace; each second without one, the pace grows by a quarter again, up to
- *   the ceiling, and ten seconds without one leave the pace to the ceiling again. Refusals of requests
- *   sent before the pace reacted (sent at the old pace) hold the run for their Retry-After but do not
- *   cut the pace again.
+ * - What the deployment says with its answers: a 429 or a 503 (lane.ts). The run's own lane holds
+ *   and paces every request; once only one kind of request (an operation: POST /pets) is refused
+ *   while the others are answered, that kind gets a lane of its own and the others go on at their
+ *   pace. Refusals whose share does not depend on the pace make each refused request wait alone.
+ * - What the deployment says below HTTP: connections refused, not made in time, made only after TCP
+ *   sent its SYN again, or reset before any answer lower the concurrency (capacity.ts).
  * - What the deployment declares before it refuses: `RateLimit-Policy` and `RateLimit` (IETF httpapi
- *   draft, in its structured form `"p";q=100;w=60` / `"p";r=5;t=30` and its older form
- *   `limit=100, remaining=5, reset=30`), `RateLimit-Limit`/`-Remaining`/`-Reset` and
- *   `X-RateLimit-Limit`/`-Remaining`/`-Reset`: a quota of q requests in w seconds becomes a ceiling
- *   of its own, and when the remaining quota is no more than the requests already in flight, new
- *   requests wait for its reset.
+ *   draft), `RateLimit-Limit`/`-Remaining`/`-Reset` and their `X-` forms (quota.ts): a quota of q
+ *   requests in w seconds becomes a ceiling of its own, and when the remaining quota is no more than
+ *   the requests already in flight, new requests wait for its reset.
  *
- * Requests start in the order they asked (first come, first served), so a check waits no longer than
- * the requests queued before it.
+ * Requests start in the order they asked (first come, first served) among those their lanes let go,
+ * so a check waits no longer than the requests of its kind queued before it.
  */
 
 import type { Config } from '../config/config.ts';
+import { Capacity, type CapacityReport, type CapacitySignal } from './capacity.ts';
+import { Lane, type LaneReport } from './lane.ts';
+import { declaredQuota, isRefusal, type PaceAnswer, retryAfterMs } from './quota.ts';
+
+export type { CapacitySignal } from './capacity.ts';
+export { type DeclaredQuota, declaredQuota, isRefusal, type PaceAnswer, retryAfterMs } from './quota.ts';
 
 /**
  * Requests a run keeps in flight at most, unless --concurrency says otherwise (one connection each).
@@ -33,8 +37,8 @@ import type { Config } from '../config/config.ts';
 export const DEFAULT_CONCURRENCY = 128;
 
 /**
- * How long one request may keep being refused for the rate (429, or 503 with Retry-After) before its
- * check is given up as not judged: the rate limit kept it from an answer (RateLimited).
+ * How long one request may keep being refused for the rate (429, 503) before its check is given up
+ * as not judged: the rate limit kept it from an answer (RateLimited).
  */
 export function rateLimitPatienceMs(timeoutMs: number): number {
   return Math.max(60_000, 6 * timeoutMs);
@@ -68,13 +72,42 @@ export interface PaceOptions {
    */
   readonly maxHoldMs?: number;
   readonly clock?: Clock;
+  /** How the concurrency meets the deployment's capacity (tests give their own). */
+  readonly capacity?: Capacity;
 }
 
-/** What an answer tells the pace: its status and (lower-case) headers; undefined when none came. */
-export interface PaceAnswer {
-  readonly status: number;
-  readonly headers: Readonly<Record<string, string>>;
+/** What a request asks the pace for. */
+export interface Ask {
+  /** Its kind of request (kindOf): a lane of its own once that kind alone is refused. */
+  readonly kind?: string;
+  /** Not before this time (the clock's): a refused request waiting its own Retry-After. */
+  readonly notBefore?: number;
+  /**
+   * Its place in the queue: when it first asked (the clock's time). A request sent again keeps the
+   * place it had, ahead of those that asked after it.
+   */
+  readonly place?: number;
 }
+
+/** How a request ended, as the pace hears of it. */
+export type PaceOutcome =
+  /** An answer; `again`: the request was refused before (a 503 it keeps getting may be its own). */
+  | { readonly answer: PaceAnswer; readonly again?: boolean }
+  /** No answer: the deployment did not take the request (capacity.ts). */
+  | { readonly capacity: CapacitySignal }
+  /** No answer, for another reason (a timeout, a broken answer, the check stopped). */
+  | undefined;
+
+/** What the pace makes of how a request ended. */
+export type PaceVerdict =
+  /** The answer is the request's own: hand it to its check. */
+  | { readonly kind: 'answer' }
+  /** Refused for now: send it again, not before `notBefore` (its lanes may hold it longer). */
+  | { readonly kind: 'refused'; readonly notBefore: number }
+  /** The deployment did not take it, and took fewer requests at once since: send it again. */
+  | { readonly kind: 'resend' }
+  /** Nothing the pace can do about it. */
+  | { readonly kind: 'failed' };
 
 /** A request let through: tell the pace how it ended, once. */
 export interface Admission {
@@ -87,10 +120,11 @@ export interface Admission {
    */
   sent(at: number): void;
   /**
-   * `again`: the request was refused before (its 503 may be its own trouble, not the deployment
-   * shedding load: it does not count as a second refusal in a row).
+   * Its connection was there `ms` after it was sent: false when that was slow (capacity.ts), and the
+   * request is not to be written on it (it ends with done({ capacity: 'slow-connect' })).
    */
-  done(answer: PaceAnswer | undefined, again?: boolean): void;
+  connected(ms: number): boolean;
+  done(outcome: PaceOutcome): PaceVerdict;
 }
 
 /**
@@ -98,32 +132,51 @@ export interface Admission {
  * request to the millisecond, and a start exactly a window after another would read as within it.
  */
 const LOG_PRECISION_MS = 2;
+/** Answers of other kinds, not refused, that show one kind's refusals to be its own limit. */
+const OTHERS_ANSWERED = 10;
+/** The kind of the requests asked for without one (the harness's own tests). */
+const ANY_KIND = 'any';
 
-/** The pace never goes below one request a second, and above this it no longer limits. */
-const MIN_RATE = 1;
-const UNLIMITED_RATE = 10_000;
-/** The pace grows by this factor each second without a refusal… */
-const GROWTH_PER_SECOND = 1.25;
-/** …and no longer limits once this long has passed without one. */
-const FORGET_AFTER_MS = 10_000;
-/** A refusal without Retry-After holds the run this long, doubled for each one in a row, at most MAX. */
-const DEFAULT_HOLD_MS = 1_000;
-const MAX_DEFAULT_HOLD_MS = 30_000;
+/** What one kind of request met, for the run's reports. */
+export interface KindReport extends LaneReport {
+  /** "POST /pets", "GET /pets/{id}" (kindOf). */
+  readonly kind: string;
+  /** Refusals by status ("429", "503"), each waited out and sent again. */
+  readonly refusals: Readonly<Record<string, number>>;
+  /** This kind alone was limited: it had a lane of its own, and the others went on at their pace. */
+  readonly own?: true;
+}
 
 /** What the pace has met so far: for the run's reports. */
 export interface PaceReport {
-  /** Answers that refused a request for its rate (429, or 503 with Retry-After). */
+  /** Answers that refused a request for now (429, 503), each waited out and sent again. */
   readonly refusals: number;
-  /** The time every request spent waiting for the pace, added up. */
+  /** The same by status: "429", "503". */
+  readonly byStatus: Readonly<Record<string, number>>;
+  /**
+   * How long the run was held back by the deployment: the time during which a request waited for a
+   * Retry-After, a pace the deployment cut, its declared quota or the concurrency it came down to
+   * (not for --rate-limit or --concurrency alone).
+   */
   readonly waitedMs: number;
-  /** The pace the deployment left the run at (requests a second), when it ever cut it. */
+  /** The run's pace now (requests a second), when the deployment cut it and it has not grown back. */
   readonly rate?: number;
+  /** The run's own lane: the lowest pace it was cut to, whether its refusals kept their share… */
+  readonly lane: LaneReport;
   /** The quota the deployment declared (requests in seconds), when it did. */
   readonly declared?: { readonly requests: number; readonly seconds: number };
+  /** Each kind of request that was refused, with what it met. */
+  readonly kinds: readonly KindReport[];
+  /** The concurrency the deployment's capacity brought the run down to, when it did. */
+  readonly capacity?: CapacityReport;
 }
 
 interface Waiter {
   readonly since: number;
+  /** Its place in the queue (Ask.place). */
+  readonly place: number;
+  readonly kind: string;
+  readonly notBefore: number;
   readonly resolve: (admission: Admission) => void;
   readonly reject: (reason: unknown) => void;
   /** The signal of the check that asked: aborted, the waiter leaves the queue. */
@@ -150,30 +203,32 @@ interface Window {
 
 export class Pace {
   private readonly clock: Clock;
-  private readonly concurrency: number;
+  private readonly capacity: Capacity;
   private readonly ceiling: Window | undefined;
   private readonly maxHoldMs: number;
   private declared: Window | undefined;
+  /** No request starts before this: a declared quota's reset. */
+  private declaredHold = 0;
   private inFlight = 0;
   private readonly queue: Waiter[] = [];
   /** Start times of recent requests, oldest first (as far back as the longest window). */
   private readonly starts: number[] = [];
-  private lastStart = Number.NEGATIVE_INFINITY;
-  /** No request starts before this (a Retry-After, a declared reset). */
-  private holdUntil = 0;
-  /** The pace after the last cut, and when it was cut; undefined while the deployment never refused. */
-  private cut: { rate: number; at: number } | undefined;
-  /** When the pace last reacted to a refusal (requests sent before it were sent at the old pace). */
-  private reactedAt = Number.NEGATIVE_INFINITY;
-  /** Default holds in a row (a refusal without Retry-After of a request sent after the last one). */
-  private escalations = 0;
-  private refusals = 0;
+  /** The run's own lane, which every request goes through. */
+  private readonly lane = new Lane();
+  /** The lanes of the kinds limited on their own. */
+  private readonly lanes = new Map<string, Lane>();
+  /** Refusals by kind and status. */
+  private readonly refusalsByKind = new Map<string, Record<string, number>>();
   /** Answers that were not refusals, counted (a 503 one request keeps getting while others are answered is its own). */
   answered = 0;
-  private waited = 0;
+  /** Refusals, counted. */
+  refusals = 0;
   /** Time during which some request waited for the pace: finished spells added up, and the current one's start. */
   private heldMs = 0;
   private heldSince: number | undefined;
+  /** The same, for the deployment's limits alone. */
+  private limitedMs = 0;
+  private limitedSince: number | undefined;
   private cancelTimer: (() => void) | undefined;
   /** The signals followed (follow()). */
   private readonly followed = new WeakSet<AbortSignal>();
@@ -184,21 +239,32 @@ export class Pace {
 
   constructor(options: PaceOptions) {
     this.clock = options.clock ?? realClock;
-    this.concurrency = Math.max(1, Math.floor(options.concurrency));
+    this.capacity = options.capacity ?? new Capacity(Math.max(1, Math.floor(options.concurrency)));
     this.maxHoldMs = options.maxHoldMs ?? Number.POSITIVE_INFINITY;
     this.ceiling =
       options.ratePerSecond === undefined ? undefined : { limit: options.ratePerSecond, ms: 1_000 };
   }
 
   /** Resolves when a request may start; rejects with the signal's reason when it is aborted first. */
-  admit(signal?: AbortSignal): Promise<Admission> {
+  admit(signal?: AbortSignal, ask: Ask = {}): Promise<Admission> {
     if (signal?.aborted) return Promise.reject(signal.reason);
     if (this.givenUp !== undefined) return Promise.reject(new PaceGivenUp(this.givenUp));
     return new Promise<Admission>((resolve, reject) => {
-      const waiter: Waiter = { since: this.clock.now(), resolve, reject, ...(signal ? { signal } : {}) };
+      const since = this.clock.now();
+      const waiter: Waiter = {
+        since,
+        place: ask.place ?? since,
+        kind: ask.kind ?? ANY_KIND,
+        notBefore: ask.notBefore ?? 0,
+        resolve,
+        reject,
+        ...(signal ? { signal } : {}),
+      };
       if (signal) this.follow(signal);
       if (this.queue.length === 0) this.heldSince = waiter.since;
-      this.queue.push(waiter);
+      let at = this.queue.length;
+      while (at > 0 && this.queue[at - 1]!.place > waiter.place) at--;
+      this.queue.splice(at, 0, waiter);
       this.pump();
     });
   }
@@ -232,37 +298,48 @@ export class Pace {
     this.pump();
   }
 
-  /** The current pace in requests a second, or undefined when it does not limit. */
+  /** The run's pace in requests a second (its own lane's), or undefined when it does not limit. */
   rate(now = this.clock.now()): number | undefined {
-    if (!this.cut || now - this.cut.at >= FORGET_AFTER_MS) return undefined;
-    const grown = this.cut.rate * GROWTH_PER_SECOND ** (Math.max(0, now - this.cut.at) / 1_000);
-    return grown >= UNLIMITED_RATE ? undefined : grown;
+    return this.lane.rate(now);
+  }
+
+  /** The pace of the lane `kind` goes through: its own when it has one, else the run's. */
+  rateOf(kind: string, now = this.clock.now()): number | undefined {
+    return (this.lanes.get(kind) ?? this.lane).rate(now);
+  }
+
+  /** The concurrency now: --concurrency, or what the deployment's capacity brought it down to. */
+  concurrency(): number {
+    return this.capacity.limit;
   }
 
   report(): PaceReport {
-    const rate = this.rate();
+    const now = this.clock.now();
+    const rate = this.rate(now);
+    const byStatus: Record<string, number> = {};
+    let refusals = 0;
+    const kinds: KindReport[] = [];
+    for (const [kind, counts] of this.refusalsByKind) {
+      for (const [status, n] of Object.entries(counts)) {
+        byStatus[status] = (byStatus[status] ?? 0) + n;
+        refusals += n;
+      }
+      const own = this.lanes.get(kind);
+      kinds.push({ kind, refusals: { ...counts }, ...(own ? { ...own.report(), own: true as const } : {}) });
+    }
+    const capacity = this.capacity.report();
     return {
-      refusals: this.refusals,
-      waitedMs: Math.round(this.waited),
+      refusals,
+      byStatus,
+      waitedMs: Math.round(this.limitedMs + (this.limitedSince === undefined ? 0 : now - this.limitedSince)),
       ...(rate === undefined ? {} : { rate: Math.round(rate * 10) / 10 }),
+      lane: this.lane.report(),
       ...(this.declared
         ? { declared: { requests: this.declared.limit, seconds: this.declared.ms / 1_000 } }
         : {}),
+      kinds,
+      ...(capacity ? { capacity } : {}),
     };
-  }
-
-  /** When the next request may start, from now on. */
-  private nextStartAt(now: number): number {
-    let at = Math.max(now, this.holdUntil);
-    for (const window of [this.ceiling, this.declared]) {
-      if (!window || this.starts.length < window.limit) continue;
-      // The start `limit` starts back must have left the window, as a log to the millisecond shows it.
-      const oldest = this.starts[this.starts.length - window.limit]!;
-      at = Math.max(at, oldest + window.ms + LOG_PRECISION_MS);
-    }
-    const rate = this.rate(now);
-    if (rate !== undefined) at = Math.max(at, this.lastStart + 1_000 / rate);
-    return at;
   }
 
   /**
@@ -273,42 +350,96 @@ export class Pace {
     return this.heldMs + (this.heldSince === undefined ? 0 : now - this.heldSince);
   }
 
+  /** When any request may start as far as the run's ceilings and the deployment's declared quota go. */
+  private windowsAt(now: number, deployment: boolean): number {
+    let at = deployment ? Math.max(now, this.declaredHold) : now;
+    for (const window of deployment ? [this.ceiling, this.declared] : [this.ceiling]) {
+      if (!window || this.starts.length < window.limit) continue;
+      // The start `limit` starts back must have left the window, as a log to the millisecond shows it.
+      const oldest = this.starts[this.starts.length - window.limit]!;
+      at = Math.max(at, oldest + window.ms + LOG_PRECISION_MS);
+    }
+    return at;
+  }
+
+  /** When a waiter may start, from now on: its lanes, its own wait, the windows (`windowsAt`). */
+  private startAt(w: Waiter, now: number, windowsAt: number): number {
+    let at = Math.max(windowsAt, w.notBefore, this.lane.nextStartAt(now));
+    const own = this.lanes.get(w.kind);
+    if (own) at = Math.max(at, own.nextStartAt(now));
+    return at;
+  }
+
   private pump(): void {
     this.cancelTimer?.();
     this.cancelTimer = undefined;
     try {
       this.admitWhatMay();
     } finally {
+      const now = this.clock.now();
       if (this.queue.length === 0 && this.heldSince !== undefined) {
-        this.heldMs += this.clock.now() - this.heldSince;
+        this.heldMs += now - this.heldSince;
         this.heldSince = undefined;
       }
+      this.measureLimited(now);
     }
   }
 
   private admitWhatMay(): void {
-    while (this.queue.length > 0 && this.inFlight < this.concurrency) {
+    while (this.queue.length > 0 && this.inFlight < this.capacity.limit) {
       const now = this.clock.now();
-      const at = this.nextStartAt(now);
-      if (at > now) {
-        this.cancelTimer = this.clock.after(at - now, () => this.pump());
+      const windowsAt = this.windowsAt(now, true);
+      let next = Number.POSITIVE_INFINITY;
+      let ready = -1;
+      for (let i = 0; i < this.queue.length && ready < 0; i++) {
+        const at = this.startAt(this.queue[i]!, now, windowsAt);
+        if (at <= now) ready = i;
+        else next = Math.min(next, at);
+      }
+      if (ready < 0) {
+        this.cancelTimer = this.clock.after(next - now, () => this.pump());
         return;
       }
-      const waiter = this.queue.shift()!;
-      this.start(now, waiter);
+      const [waiter] = this.queue.splice(ready, 1);
+      this.start(now, waiter!);
     }
+  }
+
+  /**
+   * Keeps the time the deployment held the run: a request waiting that the run's own ceilings would
+   * have let go (a Retry-After, a cut pace, a declared quota, the concurrency it came down to).
+   */
+  private measureLimited(now: number): void {
+    const limited = this.queue.length > 0 && this.limitedNow(now);
+    if (limited && this.limitedSince === undefined) this.limitedSince = now;
+    if (!limited && this.limitedSince !== undefined) {
+      this.limitedMs += now - this.limitedSince;
+      this.limitedSince = undefined;
+    }
+  }
+
+  private limitedNow(now: number): boolean {
+    const { limit, ceiling } = this.capacity;
+    if (this.inFlight >= limit) return limit < ceiling && this.inFlight < ceiling;
+    const first = this.queue[0]!;
+    const free = this.windowsAt(now, false);
+    return free <= now && this.startAt(first, now, this.windowsAt(now, true)) > now;
   }
 
   private start(now: number, waiter: Waiter): void {
     this.inFlight++;
-    this.lastStart = now;
     this.starts.push(now);
-    // Kept as long as a window (or the last second, for the pace's own measure) may need them.
+    // Kept as long as a window may need them.
     const span = Math.max(1_000, this.ceiling?.ms ?? 0, this.declared?.ms ?? 0);
     const old = this.starts.findIndex((t) => t > now - span);
     if (old > 0) this.starts.splice(0, old);
+    const kind = waiter.kind;
+    const own = this.lanes.get(kind);
+    // The epoch of the lane that paces it: its kind's own, or the run's.
+    const runEpoch = this.lane.started(now);
+    const epoch = own ? own.started(now) : runEpoch;
+    const sentAtLimit = this.capacity.limit;
     const waitedMs = now - waiter.since;
-    this.waited += waitedMs;
     let ended = false;
     let startedAt = now;
     waiter.resolve({
@@ -321,66 +452,93 @@ export class Pace {
         let j = this.starts.length;
         while (j > 0 && this.starts[j - 1]! > at) j--;
         this.starts.splice(j, 0, at);
-        if (this.lastStart === startedAt) this.lastStart = at;
         startedAt = at;
       },
-      done: (answer, again = false) => {
-        if (ended) return;
+      connected: (ms) => !this.capacity.slowConnect(startedAt, sentAtLimit, ms, this.clock.now()),
+      done: (outcome) => {
+        if (ended) return { kind: 'failed' };
         ended = true;
         this.inFlight--;
-        if (answer) this.learn(answer, startedAt, again);
+        const verdict = this.learn(outcome, { kind, startedAt, sentAtLimit, epoch });
         this.pump();
+        return verdict;
       },
     });
   }
 
-  /**
-   * What an answer to a request started at `startedAt` tells the pace. A refusal of a request sent
-   * before the pace last reacted tells nothing new (it was sent at the old pace): it holds the run
-   * for its own Retry-After, and neither cuts the pace again nor lengthens a default hold.
-   */
-  private learn(answer: PaceAnswer, startedAt: number, again: boolean): void {
+  /** What the end of a request sent at `sent` tells the pace, and what it means for the request. */
+  private learn(
+    outcome: PaceOutcome,
+    sent: { kind: string; startedAt: number; sentAtLimit: number; epoch: number },
+  ): PaceVerdict {
     const now = this.clock.now();
-    const sentSince = startedAt >= this.reactedAt;
-    if (isRefusal(answer)) {
-      this.refusals++;
-      this.refusedSince ??= now;
-      const retryAfter = retryAfterMs(answer.headers['retry-after'], Date.now());
-      if (retryAfter !== undefined && retryAfter > this.maxHoldMs)
-        this.giveUp(
-          `the deployment asked to wait ${Math.round(retryAfter / 1000)} s (${answer.status}, Retry-After ${answer.headers['retry-after']}), longer than a run waits (${Math.round(this.maxHoldMs / 1000)} s)`,
-        );
-      else if (now - this.refusedSince > this.maxHoldMs)
-        this.giveUp(
-          `the deployment answered nothing but ${answer.status} for ${Math.round((now - this.refusedSince) / 1000)} s, longer than a run waits (${Math.round(this.maxHoldMs / 1000)} s)`,
-        );
-      if (retryAfter !== undefined) this.hold(now, retryAfter);
-      if (sentSince) {
-        this.reactedAt = now;
-        if (retryAfter === undefined) {
-          this.escalations++;
-          this.hold(now, Math.min(MAX_DEFAULT_HOLD_MS, DEFAULT_HOLD_MS * 2 ** (this.escalations - 1)));
-        }
-        // A 503 this request got before may be its own trouble (client.ts), not load shed.
-        if (answer.status === 429 || !again) {
-          const current = this.rate(now) ?? this.recentRate(now);
-          this.cut = { rate: Math.max(MIN_RATE, current / 2), at: now };
-        }
-      }
-    } else {
-      if (sentSince) this.escalations = 0;
-      this.answered++;
-      this.refusedSince = undefined;
+    if (outcome === undefined) return { kind: 'failed' };
+    if ('capacity' in outcome) {
+      const again = this.capacity.signal(outcome.capacity, sent.startedAt, sent.sentAtLimit, now);
+      return { kind: again ? 'resend' : 'failed' };
     }
+    const { answer } = outcome;
     this.learnDeclared(answer.headers, now);
+    if (!isRefusal(answer)) {
+      this.capacity.answered(now - sent.startedAt);
+      this.answer(sent, now);
+      return { kind: 'answer' };
+    }
+    const retryAfter = retryAfterMs(answer.headers['retry-after'], Date.now());
+    const verdict = this.laneFor(sent).refused(
+      {
+        status: answer.status,
+        ...(retryAfter === undefined ? {} : { retryAfterMs: retryAfter }),
+        epoch: sent.epoch,
+        sentAt: sent.startedAt,
+        kind: sent.kind,
+        again: outcome.again === true,
+      },
+      now,
+    );
+    if (verdict.answer) {
+      this.answer(sent, now);
+      return { kind: 'answer' };
+    }
+    this.refusals++;
+    const counts = this.refusalsByKind.get(sent.kind) ?? {};
+    counts[String(answer.status)] = (counts[String(answer.status)] ?? 0) + 1;
+    this.refusalsByKind.set(sent.kind, counts);
+    this.refusedSince ??= now;
+    if (retryAfter !== undefined && retryAfter > this.maxHoldMs)
+      this.giveUp(
+        `the deployment asked to wait ${Math.round(retryAfter / 1000)} s (${answer.status}, Retry-After ${answer.headers['retry-after']}), longer than a run waits (${Math.round(this.maxHoldMs / 1000)} s)`,
+      );
+    else if (now - this.refusedSince > this.maxHoldMs)
+      this.giveUp(
+        `the deployment answered nothing but ${answer.status} for ${Math.round((now - this.refusedSince) / 1000)} s, longer than a run waits (${Math.round(this.maxHoldMs / 1000)} s)`,
+      );
+    return { kind: 'refused', notBefore: verdict.notBefore };
   }
 
-  /** The pace of the last second's starts, in requests a second (over the time they took, when less). */
-  private recentRate(now: number): number {
-    const recent = this.starts.filter((t) => t > now - 1_000);
-    if (recent.length === 0) return MIN_RATE * 2;
-    const span = Math.max(100, now - recent[0]!);
-    return (recent.length * 1_000) / span;
+  /** An answer of `sent` that is its own: its lanes hear of it, and the run's refusals in a row end. */
+  private answer(sent: { kind: string; epoch: number; startedAt: number }, now: number): void {
+    const own = this.lanes.get(sent.kind);
+    own?.answered(sent.epoch, sent.kind, sent.startedAt, now);
+    // The run's own lane counts the kinds it paces alone; it measures what got through of every kind.
+    this.lane.answered(own ? undefined : sent.epoch, sent.kind, sent.startedAt, now);
+    this.answered++;
+    this.refusedSince = undefined;
+  }
+
+  /**
+   * The lane a refusal of `sent` goes to: the kind's own; or, when only that kind is refused now while
+   * the others are answered, a lane of its own made from the run's; else the run's.
+   */
+  private laneFor(sent: { kind: string }): Lane {
+    const own = this.lanes.get(sent.kind);
+    if (own) return own;
+    if (this.lane.onlyRefused(sent.kind, OTHERS_ANSWERED)) {
+      const split = this.lane.split(sent.kind, this.clock.now());
+      this.lanes.set(sent.kind, split);
+      return split;
+    }
+    return this.lane;
   }
 
   private learnDeclared(headers: Readonly<Record<string, string>>, now: number): void {
@@ -389,106 +547,27 @@ export class Pace {
     if (quota.limit !== undefined && quota.windowSeconds !== undefined && quota.limit > 0)
       this.declared = { limit: quota.limit, ms: quota.windowSeconds * 1_000 };
     // Nothing left for the requests already in flight: wait for the window to reset.
-    if (quota.remaining !== undefined && quota.resetSeconds !== undefined && quota.remaining <= this.inFlight)
-      this.hold(now, quota.resetSeconds * 1_000);
+    if (
+      quota.remaining !== undefined &&
+      quota.resetSeconds !== undefined &&
+      quota.remaining <= this.inFlight &&
+      quota.resetSeconds * 1_000 <= this.maxHoldMs
+    )
+      this.declaredHold = Math.max(this.declaredHold, now + quota.resetSeconds * 1_000);
   }
-
-  /** Holds every new request `ms` from now, unless that is longer than the pace holds (maxHoldMs). */
-  private hold(now: number, ms: number): void {
-    if (ms <= this.maxHoldMs) this.holdUntil = Math.max(this.holdUntil, now + ms);
-  }
-}
-
-/** Whether an answer refuses the request for the rate it came at: 429, or 503 with Retry-After. */
-export function isRefusal(answer: PaceAnswer): boolean {
-  return answer.status === 429 || (answer.status === 503 && answer.headers['retry-after'] !== undefined);
-}
-
-/** Retry-After as milliseconds from now (delay-seconds or an HTTP-date), or undefined when absent or unreadable. */
-export function retryAfterMs(value: string | undefined, nowEpochMs: number): number | undefined {
-  if (value === undefined) return undefined;
-  const trimmed = value.trim();
-  if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
-  const date = Date.parse(trimmed);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - nowEpochMs);
-}
-
-/** A quota a deployment declares in its answers' headers. */
-export interface DeclaredQuota {
-  /** Requests allowed in a window. */
-  readonly limit?: number;
-  readonly windowSeconds?: number;
-  /** Requests left in the current window. */
-  readonly remaining?: number;
-  /** Seconds until the window resets. */
-  readonly resetSeconds?: number;
 }
 
 /**
- * The quota an answer declares, from the first of these that it carries:
- * - `RateLimit-Policy: "default";q=100;w=60` and `RateLimit: "default";r=5;t=30`
- *   (draft-ietf-httpapi-ratelimit-headers-08 and later, structured fields);
- * - `RateLimit: limit=100, remaining=5, reset=30` with `RateLimit-Policy: 100;w=60` (drafts 06-07);
- * - `RateLimit-Limit`, `RateLimit-Remaining`, `RateLimit-Reset` (drafts 00-05), or the same with
- *   `X-` (GitHub, GitLab, nginx modules and most gateways), where a reset larger than a year of
- *   seconds is read as the Unix time it resets at.
- * Undefined when it declares nothing readable.
+ * The kind of a request, for its lane (pace.ts) and the reports: its method and its path under the
+ * base URL, each segment after the first that holds a digit written `{id}` (POST /pets, GET
+ * /pets/{id}, GET /store/orders). The query is left out; so is a whole URL's origin and base path.
  */
-export function declaredQuota(
-  headers: Readonly<Record<string, string>>,
-  nowEpochMs = Date.now(),
-): DeclaredQuota | undefined {
-  const quota: { -readonly [K in keyof DeclaredQuota]: DeclaredQuota[K] } = {};
-  const policy = headers['ratelimit-policy'];
-  if (policy !== undefined) {
-    const params = firstItemParams(policy);
-    const q = params.q ?? params.limit ?? leadingNumber(policy);
-    if (q !== undefined) quota.limit = q;
-    if (params.w !== undefined) quota.windowSeconds = params.w;
-  }
-  const combined = headers.ratelimit;
-  if (combined !== undefined) {
-    const params = firstItemParams(combined);
-    if (params.limit !== undefined) quota.limit ??= params.limit;
-    const remaining = params.r ?? params.remaining;
-    const reset = params.t ?? params.reset;
-    if (remaining !== undefined) quota.remaining = remaining;
-    if (reset !== undefined) quota.resetSeconds = reset;
-  }
-  for (const prefix of ['ratelimit-', 'x-ratelimit-']) {
-    const limit = wholeNumber(headers[`${prefix}limit`]);
-    const remaining = wholeNumber(headers[`${prefix}remaining`]);
-    const reset = wholeNumber(headers[`${prefix}reset`]);
-    if (limit !== undefined) quota.limit ??= limit;
-    if (remaining !== undefined) quota.remaining ??= remaining;
-    if (reset !== undefined)
-      quota.resetSeconds ??= reset > 365 * 24 * 3600 ? Math.max(0, reset - nowEpochMs / 1000) : reset;
-  }
-  return Object.keys(quota).length === 0 ? undefined : quota;
-}
-
-/** The parameters of the first item of a list header: `"p";q=100;w=60, …` or `limit=100, remaining=5`. */
-function firstItemParams(value: string): Record<string, number> {
-  const params: Record<string, number> = {};
-  // Both forms: parameters after ';' of the first item, or comma-separated key=value pairs.
-  const first = value.split(',')[0] ?? '';
-  const pairs = /[=]/.test(first) && !/;/.test(first) ? value.split(',') : first.split(';');
-  for (const pair of pairs) {
-    const [key, raw] = pair.split('=').map((s) => s.trim());
-    const n = wholeNumber(raw);
-    if (key && n !== undefined) params[key.toLowerCase()] = n;
-  }
-  return params;
-}
-
-function leadingNumber(value: string): number | undefined {
-  return wholeNumber(value.split(/[;,]/)[0]);
-}
-
-function wholeNumber(value: string | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  const trimmed = value.trim();
-  return /^\d+(\.\d+)?$/.test(trimmed) ? Number(trimmed) : undefined;
+export function kindOf(method: string, path: string, baseUrl: string): string {
+  const base = baseUrl.replace(/\/+$/, '');
+  const under = path.startsWith(base) ? path.slice(base.length) : path.replace(/^https?:\/\/[^/]+/, '');
+  const segments = (under.split('?')[0] ?? '').split('/').filter((s) => s !== '');
+  const shown = segments.map((s, i) => (i > 0 && /\d/.test(s) ? '{id}' : s));
+  return `${method.toUpperCase()} /${shown.join('/')}`;
 }
 
 /**

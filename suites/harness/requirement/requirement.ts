@@ -10,6 +10,7 @@ import { redact } from '../evidence/redact.ts';
 import { testTimeoutFor } from '../http/budget.ts';
 import { Client } from '../http/client.ts';
 import { runPace } from '../http/pace.ts';
+import { PACE_REPORT_KEY, paceReportSink } from '../http/pace-report.ts';
 import { type Model, runModel } from '../model/model.ts';
 import { CheckBudget } from './check-budget.ts';
 import { firstLook, keyRefused, PREFIX_ID, requireTheApi } from './first-look.ts';
@@ -58,6 +59,9 @@ const catalog = new Map(
 
 /** Where every exchange is written (the CLI's runs); none under suites/vitest.config.ts. */
 const exchangeLog = inject(EXCHANGE_LOG_KEY);
+
+/** Where what the deployment's limits cost the run is written as each check ends (the CLI's runs). */
+const paceReport = paceReportSink(inject(PACE_REPORT_KEY));
 
 /** The catalog entry of an id; throws for an id the catalog does not have. */
 export function requirementOf(id: string): Requirement {
@@ -137,6 +141,7 @@ function define(r: Requirement, row: Row | undefined, check: Check): void {
       thrown = err;
     } finally {
       budget.end();
+      paceReport?.write(runPace(config).report());
     }
     const { cause, keptNothing } = noApi
       ? { cause: thrown, keptNothing: false }

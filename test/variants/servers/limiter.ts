@@ -2,8 +2,10 @@
  * Rate limiters in front of the reference, of the shapes gateways use: a token bucket (nginx's
  * limit_req, most API gateways), a fixed window (a counter per window, as in many rate-limit
  * middlewares), each refusing with 429 (with or without Retry-After) or shedding load with 503 and
- * Retry-After, and optionally declaring their quota (IETF httpapi RateLimit headers). A correct server
- * behind any of them is conformant: the suite must meet the limit, slowly, and judge nothing by it.
+ * Retry-After, and optionally declaring their quota (IETF httpapi RateLimit headers); a limit of
+ * creates alone (a write quota); and refusals that do not depend on the run's pace (a limit shared
+ * with other clients who use it up, load shed at random): one request in n. A correct server behind
+ * any of them is conformant: the suite must meet the limit, slowly, and judge nothing by it.
  */
 import type { ServerResponse } from 'node:http';
 import { intercept, type Wrap } from './wrap.ts';
@@ -11,9 +13,9 @@ import { intercept, type Wrap } from './wrap.ts';
 export interface LimiterOptions {
   /**
    * How a refused request is answered: its status, and a Retry-After of the seconds until a request
-   * would pass (true), of an hour ('long'), or none (false).
+   * would pass (true), the same as an HTTP-date ('date'), of an hour ('long'), or none (false).
    */
-  readonly refuse: { status: 429 | 503; retryAfter: boolean | 'long' };
+  readonly refuse: { status: 429 | 503; retryAfter: boolean | 'long' | 'date' };
   /** Declare the quota on every answer: RateLimit-Policy and RateLimit (draft 08 structured form). */
   readonly declare?: boolean;
 }
@@ -23,8 +25,12 @@ const now = () => performance.now();
 
 function refuse(res: ServerResponse, options: LimiterOptions, waitMs: number): void {
   const headers: Record<string, string> = { 'content-type': 'application/problem+json' };
+  const seconds = Math.max(1, Math.ceil(waitMs / 1000));
   if (options.refuse.retryAfter === 'long') headers['retry-after'] = '3600';
-  else if (options.refuse.retryAfter) headers['retry-after'] = String(Math.max(1, Math.ceil(waitMs / 1000)));
+  // An HTTP-date has whole seconds: the next whole second `seconds` from now.
+  else if (options.refuse.retryAfter === 'date')
+    headers['retry-after'] = new Date((Math.floor(Date.now() / 1000) + seconds) * 1000).toUTCString();
+  else if (options.refuse.retryAfter) headers['retry-after'] = String(seconds);
   res.writeHead(options.refuse.status, headers);
   res.end(
     options.refuse.status === 429 ? '{"title":"Too Many Requests"}' : '{"title":"Service Unavailable"}',
@@ -71,6 +77,30 @@ export function fixedWindow(limit: number, windowMs: number, options: LimiterOpt
     return { ok: false, waitMs, remaining: 0, resetS };
   };
   return limiter(take, options, { quota: limit, windowS: Math.ceil(windowMs / 1000) });
+}
+
+/**
+ * Refuses one request in `n` (the n-th, the 2n-th…), whatever the pace: a limit other clients share
+ * and use up, or load shed at random. Slowing down does not lower the share refused.
+ */
+export function oneIn(n: number, options: LimiterOptions): Wrap {
+  let count = 0;
+  return limiter(() => ({ ok: ++count % n !== 0, waitMs: 1000, remaining: 0, resetS: 1 }), options, {
+    quota: n - 1,
+    windowS: 1,
+  });
+}
+
+/**
+ * A quota of creates alone (POST), `perSecond` in each second (a fixed window), refused with a bare
+ * 429; every other request passes, at any pace.
+ */
+export function writeQuota(perSecond: number): Wrap {
+  const creates = fixedWindow(perSecond, 1_000, { refuse: { status: 429, retryAfter: false } });
+  return (handler) => {
+    const limited = creates(handler);
+    return (req, res) => (req.method === 'POST' ? limited(req, res) : handler(req, res));
+  };
 }
 
 /** Refuses every request, forever. */
