@@ -26,7 +26,8 @@ const senders: { userAgent?: string; traceparent?: string }[] = [];
 async function behind(name: string, wrap: Wrap): Promise<CliResult> {
   const server = await reference({ wrap });
   try {
-    return await runCli(['--base-url', server.url, '--report-dir', path.join(work, name)], {
+    const events = ['--events', path.join(work, `${name}.events.ndjson`)];
+    return await runCli(['--base-url', server.url, '--report-dir', path.join(work, name), ...events], {
       timeoutMs: 300_000,
     });
   } finally {

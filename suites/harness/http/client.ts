@@ -87,6 +87,8 @@ interface Sending {
   seen: { answered: number; refusals: number };
   /** Since when it has been refused. */
   refusedSince?: number;
+  /** Its time waited for the pace when it was first refused (paced then). */
+  pacedWhenRefused?: number;
   /** Not sent again before this (a Retry-After of its own). */
   notBefore: number;
   /** Its place in the pace's queue, when it keeps one: when it first asked. */
@@ -679,10 +681,17 @@ export class Client {
   private waitOrGiveUp(sent: SentRequest, outcome: Answered, timing: ExchangeTiming, state: Sending): void {
     const now = performance.now();
     state.refusedSince ??= now;
+    state.pacedWhenRefused ??= state.paced;
     const retryAfter = retryAfterMs(outcome.headers['retry-after'], Date.now());
     const patience = this.options.patienceMs ?? rateLimitPatienceMs(this.timeoutMs);
+    // The time it was refused for, not the time it then waited its turn behind the others of its
+    // lane (a quota of 3 creates a second and 200 creates: a minute's queue, every request answered).
+    // Turns count for no more than twice the patience besides: a request the deployment singles out
+    // for refusals (each with a Retry-After it waits in its lane) is given up all the same.
+    const since = now - state.refusedSince;
+    const refusedFor = Math.max(since - (state.paced - state.pacedWhenRefused), since - 2 * patience);
     const tooLong =
-      now - state.refusedSince + (retryAfter ?? 0) > patience &&
+      refusedFor + (retryAfter ?? 0) > patience &&
       state.retries + 1 >= REFUSALS_BEFORE_GIVING_UP;
     if (!tooLong && (retryAfter ?? 0) <= patience && !this.options.signal?.aborted) {
       state.retries++;
@@ -707,7 +716,7 @@ export class Client {
     throw new RateLimited({
       method: state.method,
       path: state.path,
-      reason: `was refused ${state.retries + 1} time${state.retries === 0 ? '' : 's'} (${outcome.status}, ${asked === undefined ? 'no Retry-After' : `Retry-After ${asked}`}) over ${Math.round((now - state.refusedSince) / 1000)} s, longer than a request waits for the deployment's limit (${Math.round(patience / 1000)} s)`,
+      reason: `was refused ${state.retries + 1} time${state.retries === 0 ? '' : 's'} (${outcome.status}, ${asked === undefined ? 'no Retry-After' : `Retry-After ${asked}`}) over ${Math.round(refusedFor / 1000)} s (besides its turns behind the others), longer than a request waits for the deployment's limit (${Math.round(patience / 1000)} s)`,
       ...paceRateOf(this.pace, state.kind),
       reproduce: toCurl(sent),
     });

@@ -78,6 +78,9 @@ def unique_keys(pairs):
     return dict(pairs)
 
 
+PET_MEMBERS = ("id", "name", "tag", "status")
+
+
 def read_pet(body):
     """The pet a body holds, or BadBody saying why it is not one."""
     try:
@@ -101,7 +104,9 @@ def read_pet(body):
         raise BadBody("tag must be a string")
     if "status" in value and value["status"] not in STATUSES:
         raise BadBody("status must be available, pending or sold")
-    return value
+    # The Pet's own members, nothing else: a member the Pet does not have is not stored (a number
+    # beyond a double in one would read as inf, and be written back as Infinity, which is not JSON).
+    return {name: value[name] for name in PET_MEMBERS if name in value}
 
 
 class Handler(BaseHTTPRequestHandler):
