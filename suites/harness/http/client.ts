@@ -691,8 +691,7 @@ export class Client {
     const since = now - state.refusedSince;
     const refusedFor = Math.max(since - (state.paced - state.pacedWhenRefused), since - 2 * patience);
     const tooLong =
-      refusedFor + (retryAfter ?? 0) > patience &&
-      state.retries + 1 >= REFUSALS_BEFORE_GIVING_UP;
+      refusedFor + (retryAfter ?? 0) > patience && state.retries + 1 >= REFUSALS_BEFORE_GIVING_UP;
     if (!tooLong && (retryAfter ?? 0) <= patience && !this.options.signal?.aborted) {
       state.retries++;
       this.record(
