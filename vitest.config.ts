@@ -8,10 +8,10 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     // vitest's default is one worker fewer than the cores: on CI's 2 cores, one, and every test file
-    // after the other, though many of them mostly wait (on a rate limit, a gateway, a Python server,
-    // a child process). Three files at once on 2 cores, so that a file that waits minutes (the
-    // write quota's, the gateways') does not hold a core's worth of files back; vitest's default on more.
-    maxWorkers: Math.max(3, availableParallelism() - 1),
+    // after the other, though most of them wait on child processes and servers rather than compute.
+    // Two files at once on 2 cores; vitest's default on more. (Three at once made the variants test's
+    // servers, which share its thread, too slow to answer a limiter's creates within 10 s.)
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     // Concurrent tests of a file at once (vitest's default is 5): the variants test has one test per
     // variant, each waiting for a slot of its own kind (test/variants/variants.test.ts: two runs that
     // compute, four that mostly wait), so that neither kind holds the other back.
