@@ -1,8 +1,9 @@
 // A small server as an implementer writes it (test/servers/python/petstore.py: Python's
 // http.server with its own defaults, a listen backlog of 5 and HTTP/1.0) takes only a few
 // connections at once. The run meets that as it meets a rate limit (suites/harness/http/capacity.ts):
-// judged as with a low --concurrency, CONFORMANT every run against one long-lived server, in at most
-// twice the time of --concurrency 4, and saying the concurrency it came down to. The same server with
+// judged as with a low --concurrency, CONFORMANT every run against one long-lived server, saying the
+// concurrency it came down to. (How long that takes beside --concurrency 4 is a speed figure, for a
+// benchmark, not a timed test.) The same server with
 // room (backlog 256, HTTP/1.1) is conformant without coming down; and with a fault of its connection
 // (a body left unread on a kept-alive connection) the run names ANY-HTTP-MESSAGE, never another check.
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -20,22 +21,17 @@ let work = '';
 interface Run {
   readonly result: CliResult;
   readonly summary: Json;
-  /** From the first request sent to the last answer, as exchanges.har times them. */
-  readonly spanMs: number;
 }
 /** --concurrency 4, then three runs by default and three with --strict, one after another. */
 const small: Run[] = [];
 let roomy: Run | undefined;
 
-/** A run against `url`, its summary and the time its requests took. */
+/** A run against `url`, and its summary. */
 async function judge(url: string, name: string, args: readonly string[]): Promise<Run> {
   const dir = path.join(work, name);
   const result = await runCli(['--base-url', url, '--report-dir', dir, ...args], { timeoutMs: 180_000 });
   const summary = readJson(path.join(dir, 'summary.json'));
-  const entries = readJson(path.join(dir, 'exchanges.har')).log.entries as Json[];
-  const starts = entries.map((e) => Date.parse(e.startedDateTime));
-  const ends = entries.map((e) => Date.parse(e.startedDateTime) + e.time);
-  return { result, summary, spanMs: Math.max(...ends) - Math.min(...starts) };
+  return { result, summary };
 }
 
 beforeAll(async () => {
@@ -68,7 +64,7 @@ describe("Python's http.server with its defaults (backlog 5, HTTP/1.0), one long
     expect(found, `CI=true: ${missing}`).toBe(true);
   });
 
-  test.runIf(found)('is conformant with --concurrency 4, the time the others are held to', () => {
+  test.runIf(found)('is conformant with --concurrency 4', () => {
     expect(small[0]!.result.code, failMessage(small[0]!.result)).toBe(0);
   });
 
@@ -82,12 +78,6 @@ describe("Python's http.server with its defaults (backlog 5, HTTP/1.0), one long
       }
     },
   );
-
-  test.runIf(found)('each in at most twice the time of --concurrency 4', () => {
-    const c4 = small[0]!.spanMs;
-    for (const run of small.slice(1))
-      expect(run.spanMs, `${run.spanMs} ms against ${c4} ms`).toBeLessThanOrEqual(2 * c4);
-  });
 
   test.runIf(found)('says the concurrency the run came down to, in one line and in summary.json', () => {
     for (const run of small.slice(1)) {
