@@ -13,6 +13,7 @@ import { packageRoot } from '../catalog/paths.ts';
 import { DEFAULT_MAX_PETS, MAX_BODY_BYTES } from '../reference-impl/index.ts';
 import { hostileBodies } from './bodies.ts';
 import type { Canned, ChildMessage, ParentMessage } from './server.ts';
+import { smallServerBench } from './small-server.ts';
 import { STAGE_LABELS, STAGES, suiteBench } from './suite.ts';
 
 const root = packageRoot();
@@ -273,6 +274,9 @@ const suite = await suiteBench({
   },
 });
 const rest = suiteOnly ? undefined : await referenceBenches();
+/** Issue 35: a small server (Python's http.server, its defaults) against --concurrency 4. */
+const SMALL_SERVER_GOAL = 2;
+const smallServer = await smallServerBench(root, quick ? 1 : 3);
 
 async function referenceBenches() {
   const load = await loadBench();
@@ -335,6 +339,16 @@ const suiteTargets: Target[] = [
     target: '>= 500',
     met: suite.requests >= 500,
   },
+  ...(smallServer === undefined
+    ? []
+    : [
+        {
+          name: 'small server by default / --concurrency 4',
+          value: `${smallServer.ratio.toFixed(2)}×`,
+          target: `<= ${SMALL_SERVER_GOAL}×`,
+          met: smallServer.ratio <= SMALL_SERVER_GOAL,
+        },
+      ]),
 ];
 
 function referenceTargets(r: NonNullable<typeof rest>): Target[] {
@@ -401,6 +415,7 @@ const report = {
   date: new Date().toISOString(),
   quick,
   suite,
+  ...(smallServer === undefined ? {} : { smallServer }),
   ...(rest ?? {}),
   targets,
   durationMs: Date.now() - started,
@@ -426,7 +441,12 @@ for (const d of suite.latency)
 console.log(
   `  round trips waited for: ${suite.roundTrips.toFixed(1)} ((t${FAR_MS} − t0) / ${FAR_MS} ms; goal <= ${ROUND_TRIPS_GOAL})`,
 );
-console.log(`  npm start adds ${suite.start.unchangedMs} ms on an unchanged checkout\n`);
+console.log(`  npm start adds ${suite.start.unchangedMs} ms on an unchanged checkout`);
+console.log(
+  smallServer === undefined
+    ? '  small server: python3 not found, not measured\n'
+    : `  small server (Python's http.server, its defaults): ${smallServer.byDefault.join(', ')} ms by default, ${smallServer.concurrency4.join(', ')} ms at --concurrency 4: ${smallServer.ratio.toFixed(2)}× (goal <= ${SMALL_SERVER_GOAL}×)\n`,
+);
 const w = [30, 8, 8, 18];
 console.log(row(['where the time goes (ms)', 'run', 'floor', `${LATENCY_MS} ms per request`], w));
 for (const stage of STAGES) {
