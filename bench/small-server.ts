@@ -6,10 +6,11 @@
  * the two kinds alternated against one long-lived server, wall time from spawn to exit. Skipped when
  * python3 (or PYTHON) is not there. The server listens on 127.0.0.1 and is ended by its pid.
  */
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { pythonFound, startPythonPetstore } from '../test/servers/python/petstore.ts';
 import { median } from './suite.ts';
 
 export interface SmallServerFigures {
@@ -20,12 +21,10 @@ export interface SmallServerFigures {
   readonly ratio: number;
 }
 
-const PYTHON = process.env.PYTHON || 'python3';
-
 /** The figures, or undefined without Python. */
 export async function smallServerBench(root: string, pairs: number): Promise<SmallServerFigures | undefined> {
-  if (spawnSync(PYTHON, ['--version']).status !== 0) return undefined;
-  const server = await startPython(path.join(root, 'test', 'servers', 'python', 'petstore.py'));
+  if (!pythonFound()) return undefined;
+  const server = await startPythonPetstore();
   const reports = mkdtempSync(path.join(tmpdir(), 'petstore-bench-small-'));
   try {
     const concurrency4: number[] = [];
@@ -37,30 +36,9 @@ export async function smallServerBench(root: string, pairs: number): Promise<Sma
     }
     return { concurrency4, byDefault, ratio: median(byDefault) / median(concurrency4) };
   } finally {
-    server.child.kill('SIGTERM');
+    await server.close();
     rmSync(reports, { recursive: true, force: true });
   }
-}
-
-function startPython(script: string): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(PYTHON, [script, '--port', '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => {
-      child.kill('SIGTERM');
-      reject(new Error(`${PYTHON} ${script} did not listen within 10 s`));
-    }, 10_000);
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString('utf8');
-      if (!out.includes('\n')) return;
-      clearTimeout(timer);
-      resolve({ url: out.split('\n')[0]!.trim(), child });
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`${PYTHON} ${script} exited (${code}) before it listened`));
-    });
-  });
 }
 
 /** One run of the command against `url`, its wall time in ms; a run that is not conformant throws. */

@@ -57,6 +57,8 @@ beforeAll(() => {
     'cli',
     'bench',
     'suites',
+    // The Python server the benchmark starts (bench/small-server.ts), compiled with it.
+    path.join('test', 'servers', 'python'),
   ]) {
     cpSync(path.join(ROOT, entry), at(entry), { recursive: true });
   }

@@ -3,38 +3,11 @@
 // are blocked by it, since the same request sent again is answered. At most 4 requirements red; the
 // reproduce line of ANY-NO-5XX, pasted into sh against the same server, shows a 500 (it sends the
 // request until one comes), and every other failure's line shows its failing status.
-import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { build, failMessage, type Json } from '../helpers/cli.ts';
-import { type LivedRun, runAgainst, startLived, variantNamed } from '../helpers/lived.ts';
+import { type LivedRun, replay, runAgainst, startLived, variantNamed } from '../helpers/lived.ts';
 
 beforeAll(build, 180_000);
-
-/**
- * The status line of the last answer a reproduce line shows, run with sh: asynchronously, since the
- * server answering it runs in this process.
- */
-function shownStatus(line: string): Promise<string> {
-  return new Promise((resolve) => {
-    const child = spawn('sh', ['-c', line], { stdio: ['ignore', 'pipe', 'ignore'] });
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => {
-      out += d.toString('utf8');
-    });
-    const killer = setTimeout(() => child.pid && process.kill(child.pid, 'SIGKILL'), 60_000);
-    child.on('close', () => {
-      clearTimeout(killer);
-      resolve(
-        (
-          out
-            .split('\n')
-            .filter((l) => /^HTTP\/[\d.]+ \d{3}\b/.test(l))
-            .at(-1) ?? ''
-        ).trim(),
-      );
-    });
-  });
-}
 
 describe('a server answering every fifth request 500 from its 400th on', () => {
   let run: LivedRun;
@@ -66,6 +39,6 @@ describe('a server answering every fifth request 500 from its 400th on', () => {
   test("ANY-NO-5XX's reproduce, pasted into sh against the server, shows a 500", async () => {
     const no5xx = (run.summary.results as Json[]).find((r) => r.id === 'ANY-NO-5XX');
     expect(no5xx.reproduce).toMatch(/^#!\/bin\/sh\n# The deployment fails now and then/);
-    expect(await shownStatus(no5xx.reproduce)).toMatch(/^HTTP\/[\d.]+ 500\b/);
+    expect(await replay(no5xx.reproduce)).toMatch(/^HTTP\/[\d.]+ 500\b/);
   }, 90_000);
 });

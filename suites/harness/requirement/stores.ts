@@ -3,9 +3,8 @@
  * an in-memory dict each, spread one cause over four requirements, different each run). The model
  * sees it (model.ts moreThanOneStore: a pet the run created, found by one show and not by another);
  * each check leaves that evidence in its meta, and whether its own failure (or what blocked it) was
- * about what the store holds (a pet the run created, the list), so that the roll-up names the cause once, on
- * CREATE-PERSISTED, and blocks by it the
- * failures it explains.
+ * about what the store holds (a pet the run created, the list), so that the roll-up names the cause
+ * once, on CREATE-PERSISTED, and blocks by it the failures it explains.
  */
 import type { TaskMeta } from 'vitest';
 import { isConformanceError } from '../evidence/errors.ts';
@@ -43,14 +42,17 @@ export function recordStores(
 
 /** A GET or HEAD of the list: what it holds, and so its length, is the store's that answered it. */
 function isTheList(x: ExchangeRecord): boolean {
-  const path = x.url.replace(/^https?:\/\/[^/]+/, '').split('?')[0] ?? '';
-  return (x.method === 'GET' || x.method === 'HEAD') && /\/pets\/?$/.test(path);
+  return (x.method === 'GET' || x.method === 'HEAD') && /\/pets\/?$/.test(pathOf(x));
+}
+
+/** The path of an exchange's URL, without its origin and query. */
+function pathOf(x: ExchangeRecord): string {
+  return x.url.replace(/^https?:\/\/[^/]+/, '').split('?')[0] ?? '';
 }
 
 /** The pet an exchange is about: the id of its path (/pets/{id}), or of a create's body. */
 function petIdOf(x: ExchangeRecord): string | undefined {
-  const path = x.url.replace(/^https?:\/\/[^/]+/, '').split('?')[0] ?? '';
-  const inPath = /\/pets\/(-?\d+)$/.exec(path)?.[1];
+  const inPath = /\/pets\/(-?\d+)$/.exec(pathOf(x))?.[1];
   if (inPath !== undefined) return inPath;
   if (x.method !== 'POST' || x.requestBody?.encoding === 'base64') return undefined;
   return /"id"\s*:\s*(-?\d+)/.exec(x.requestBody?.text ?? '')?.[1];

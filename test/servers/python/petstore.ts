@@ -4,9 +4,11 @@
  * connection per request) unless told otherwise, as an implementer would have it. Stopped by its pid.
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import path from 'node:path';
+import { packageRoot } from '../../../catalog/paths.ts';
 
-const SCRIPT = fileURLToPath(new URL('./petstore.py', import.meta.url));
+/** From the checkout, not beside this file: the benchmark runs it compiled, from dist/ (bench/small-server.ts). */
+const SCRIPT = path.join(packageRoot(), 'test', 'servers', 'python', 'petstore.py');
 
 /** The Python the tests run: `python3` on the PATH, or PYTHON. */
 export const PYTHON = process.env.PYTHON || 'python3';
