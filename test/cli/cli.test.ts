@@ -17,6 +17,7 @@ import {
   readJson,
   runCli,
 } from '../helpers/cli.ts';
+import { slots } from '../helpers/slots.ts';
 import { acceptAnyLimit } from '../variants/faulty/list.ts';
 import { goneInsteadOfNotFound } from '../variants/faulty/show.ts';
 import { closedPort, garbage, neverAnswers as hangs, type Raw } from '../variants/servers/hostile.ts';
@@ -36,22 +37,6 @@ let installed: Promise<string>;
 /** What import('petstore-conformance') gave in that project (before its spec is broken on purpose). */
 let library: ReturnType<typeof useLibrary>;
 
-/** Two runs at a time: each one starts vitest workers of its own, and the machine has two cores. */
-function queue(concurrency: number) {
-  let active = 0;
-  const waiting: (() => void)[] = [];
-  return async <T>(job: () => Promise<T>): Promise<T> => {
-    if (active >= concurrency) await new Promise<void>((r) => waiting.push(r));
-    active++;
-    try {
-      return await job();
-    } finally {
-      active--;
-      waiting.shift()?.();
-    }
-  };
-}
-
 beforeAll(async () => {
   await build();
   servers.faulty = await reference({ wrap: acceptAnyLimit, apiKey: SECRET });
@@ -60,7 +45,8 @@ beforeAll(async () => {
   servers.garbage = await garbage();
   // Packing and installing is mostly disk and network: it starts at once, beside the runs.
   installed = installPacked(work);
-  const next = queue(2);
+  // Two runs at a time: each one starts vitest workers of its own, and the machine has two cores.
+  const next = slots(2);
   const cli = (args: string[], options: Parameters<typeof runCli>[1] = {}) =>
     next(() => runCli(args, options));
   // A first look: no target, the default report folder under the working folder, the HTML report.

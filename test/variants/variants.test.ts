@@ -22,6 +22,7 @@ import { afterAll, beforeAll, describe, type ExpectStatic, expect, test } from '
 import { loadCatalog } from '../../catalog/catalog.ts';
 import { packageRoot } from '../../catalog/paths.ts';
 import { type CliResult, runInProcess } from '../helpers/cli.ts';
+import { slots } from '../helpers/slots.ts';
 import { variants as allVariants, type Variant } from './index.ts';
 import { reference } from './servers/reference.ts';
 import { headAsGet } from './servers/wrap.ts';
@@ -141,21 +142,6 @@ function figures(runs: readonly Outcome[]): string {
   ].join('\n');
 }
 
-/** A counting semaphore: `use(fn)` runs fn once fewer than `size` others are running. */
-function slots(size: number): <T>(fn: () => Promise<T>) => Promise<T> {
-  let running = 0;
-  const waiting: (() => void)[] = [];
-  return async (fn) => {
-    if (running >= size) await new Promise<void>((resolve) => waiting.push(resolve));
-    running++;
-    try {
-      return await fn();
-    } finally {
-      running--;
-      waiting.shift()?.();
-    }
-  };
-}
 const cpu = slots(CPU_RUNS);
 const waiting = slots(WAITING_RUNS);
 /** Whether a variant's run mostly waits rather than computes. */
