@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { build, type CliResult, failMessage, type Json, readJson, runCli } from '../helpers/cli.ts';
+import { unreproduced } from '../helpers/lived.ts';
 import { PYTHON, pythonFound, startPythonPetstore } from '../servers/python/petstore.ts';
 
 const found = pythonFound();
@@ -25,6 +26,10 @@ interface Run {
 /** --concurrency 4, then three runs by default and three with --strict, one after another. */
 const small: Run[] = [];
 let roomy: Run | undefined;
+/** The roomy server with a fault of its connections: a 405's body left unread on a kept-alive one. */
+let leaving: Run | undefined;
+/** Its failures' reproduce lines that, pasted into sh against it, did not show the failure. */
+let leavingReplays: string[] = [];
 
 /** A run against `url`, and its summary. */
 async function judge(url: string, name: string, args: readonly string[]): Promise<Run> {
@@ -51,6 +56,13 @@ beforeAll(async () => {
     roomy = await judge(spacious.url, 'roomy', ['--strict']);
   } finally {
     await spacious.close();
+  }
+  const faulty = await startPythonPetstore({ backlog: 256, http11: true, leaveBodyUnread: true });
+  try {
+    leaving = await judge(faulty.url, 'leaving', ['--strict']);
+    leavingReplays = await unreproduced(leaving.summary);
+  } finally {
+    await faulty.close();
   }
 }, 1_500_000);
 
@@ -106,5 +118,20 @@ describe('the same server with a backlog of 256 and HTTP/1.1', () => {
   test.runIf(found)('is CONFORMANT with --strict, at the concurrency it was given', () => {
     expect(roomy!.result.code, failMessage(roomy!.result)).toBe(0);
     expect(roomy!.summary.limits?.concurrency).toBeUndefined();
+  });
+});
+
+describe('the same server leaving the body of a 405 unread on a kept-alive connection', () => {
+  test.runIf(found)('fails ANY-HTTP-MESSAGE alone, naming both requests', () => {
+    expect(leaving!.result.code, failMessage(leaving!.result)).toBe(1);
+    const failed = leaving!.summary.results.filter((r: Json) => r.status === 'failed');
+    expect(failed.map((r: Json) => r.id)).toEqual(['ANY-HTTP-MESSAGE']);
+    expect(failed[0].received).toMatch(
+      /^GET \/v1\/pets was answered \d{3} on the connection where PUT \/v1\/pets\/\d+ \(answered 405\) had left its body; sent alone on a new connection, it was answered 200/,
+    );
+  });
+
+  test.runIf(found)('its reproduce line, pasted into sh against the server, shows the spoiled answer', () => {
+    expect(leavingReplays).toEqual([]);
   });
 });

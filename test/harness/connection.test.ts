@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { Client } from '../../suites/harness/http/client.ts';
 import { testConfig } from '../helpers/config.ts';
+import { replay } from '../helpers/lived.ts';
 import { type PythonServer, pythonFound, startPythonPetstore } from '../servers/python/petstore.ts';
 
 const found = pythonFound();
@@ -56,8 +57,27 @@ describe.runIf(found)('a body left unread on a kept-alive connection', () => {
       'GET /v1/pets/2 was answered 501 on the connection where PUT /v1/pets/1 (answered 405) had left its body; sent alone on a new connection, it was answered 404',
     );
     expect(finding.reproduce).toMatch(
-      /^curl -i -sS -X PUT .* --data-binary '\{"id":1,"name":"changed"\}' '[^']+\/v1\/pets\/1' --next -i -sS .*'[^']+\/v1\/pets\/2'/,
+      /^curl -i -sS -X PUT .* --data-binary '\{"id":1,"name":"changed"\}' '[^']+\/v1\/pets\/1' -w '\\n' --next -i -sS .*'[^']+\/v1\/pets\/2'/,
     );
+    // Pasted into sh, the line shows the spoiled answer as its last status line.
+    expect(await replay(finding.reproduce)).toMatch(/^HTTP\/1\.[01] 501\b/);
+  });
+
+  test('requests given one connection of their own follow each other on it, whatever the pool', async () => {
+    const api = new Client(testConfig(leaving!.url, { concurrency: 128 }));
+    const connection = api.ownConnection();
+    try {
+      // Others in flight on the run's pool do not come between them.
+      const others = Array.from({ length: 8 }, () => api.get('/pets'));
+      await api.request('PUT', '/pets/3', { json: { id: 3, name: 'changed' }, connection });
+      await api.get('/pets', { connection });
+      await Promise.all(others);
+    } finally {
+      await connection.close();
+    }
+    expect(api.findings.map((f) => f.received)).toEqual([
+      'GET /v1/pets was answered 501 on the connection where PUT /v1/pets/3 (answered 405) had left its body; sent alone on a new connection, it was answered 200',
+    ]);
   });
 
   test('an answer that is the server’s own is not sent again', async () => {

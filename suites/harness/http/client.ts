@@ -95,6 +95,8 @@ interface Sending {
   place?: number | undefined;
   /** Its large body is sent its first bytes first, then the rest after a pause (EARLY_ANSWER_PAUSE). */
   pausedBody: boolean;
+  /** The connection it is sent on, when not the run's pool (RequestOptions.connection). */
+  readonly dispatcher?: Dispatcher | undefined;
 }
 
 /**
@@ -214,6 +216,20 @@ export interface RequestOptions {
    * recognise or implement (RFC 9110 §9.1 asks for 501 then). It is not kept for ANY-NO-5XX.
    */
   readonly mayBeUnimplemented?: boolean;
+  /**
+   * Sent on this connection rather than the run's pool (Client.ownConnection): requests given the
+   * same one go one after another over a single connection, kept alive as long as the server keeps it.
+   */
+  readonly connection?: OwnConnection;
+}
+
+/**
+ * One connection of a check's own, for requests that must follow each other on it (a request after
+ * one whose body the server may leave unread: spoiled.ts). Closed by the check once it is done.
+ */
+export interface OwnConnection {
+  readonly dispatcher: Dispatcher;
+  close(): Promise<void>;
 }
 
 /** A complete response (or one whose body was cut at the cap), with the request that got it. */
@@ -335,6 +351,16 @@ export class Client {
     return `${base}${base.includes('?') ? '&' : '?'}${pairs.join('&')}`;
   }
 
+  /**
+   * A connection of its own (one at a time, one request at a time on it), reaching the target as the
+   * run's pool does: through the same proxy and TLS settings. Requests given it follow each other on
+   * it while the server keeps it alive; the check closes it.
+   */
+  ownConnection(): OwnConnection {
+    const dispatcher = createDispatcher(this.config.network, { connections: 1, pipelining: 1 });
+    return { dispatcher, close: () => dispatcher.close() };
+  }
+
   get(path: string, options?: RequestOptions): Promise<ApiResponse> {
     return this.request('GET', path, options);
   }
@@ -363,7 +389,7 @@ export class Client {
       return found;
     };
     try {
-      return await this.send(sent, method, path, settle, options.mayBeUnimplemented === true);
+      return await this.send(sent, method, path, settle, options);
     } finally {
       settle(undefined);
     }
@@ -383,12 +409,13 @@ export class Client {
     method: string,
     path: string,
     settle: (status: number | undefined, body?: Buffer, text?: string) => Finding[],
-    mayBeUnimplemented: boolean,
+    options: RequestOptions,
   ): Promise<ApiResponse> {
     const state: Sending = {
       method,
       path,
-      mayBeUnimplemented,
+      mayBeUnimplemented: options.mayBeUnimplemented === true,
+      dispatcher: options.connection?.dispatcher,
       kind: kindOf(method, path, this.config.baseUrl),
       started: performance.now(),
       retries: 0,
@@ -414,6 +441,7 @@ export class Client {
         started: sentAt,
         admission: admitted,
         pauseBody: state.pausedBody,
+        ...(state.dispatcher ? { dispatcher: state.dispatcher } : {}),
       });
       const firstTiming = {
         started: state.started,

@@ -54,6 +54,7 @@ export function spoiledFinding(
   return {
     expected: `each request on a connection read from where the one before it ended: a server that answers without reading a request's body reads it or closes the connection (RFC 9112 §9.3)`,
     received: `${b} was answered ${spoiled} on the connection where ${a} (answered ${firstStatus}) had left its body; sent alone on a new connection, it was answered ${alone}`,
-    reproduce: `${toCurl(first)} --next ${toCurl(second).replace(/^curl /, '')}  # both on one connection: the second is read after the first's body`,
+    // -w ends the first answer with a line of its own: the second's status line starts a line.
+    reproduce: `${toCurl(first)} -w '\\n' --next ${toCurl(second).replace(/^curl /, '')}  # both on one connection: the second is read after the first's body`,
   };
 }
