@@ -12,6 +12,7 @@
  * (show/show.checks.ts): it waits until no other write of the run is in flight, the cross checks'
  * among them, and holds the later ones back until it is answered (harness/model/model.ts).
  */
+// The show checks first: the phase's longest chain is one of them (show/show.checks.ts).
+import './show/show.checks.ts';
 import './cross/cross.checks.ts';
 import './list/list.checks.ts';
-import './show/show.checks.ts';

@@ -248,15 +248,39 @@ describe('the client, on the way', () => {
     });
     const config = testConfig(server.url);
     const api = new Client(config);
-    const others = new Client(config);
+    // The others are other checks, begun since (a client each): the pace serves the checks begun
+    // first first, and a request refused again queues anew behind those asking before it.
     let going = true;
     const traffic = (async () => {
-      while (going) await others.get('/pets');
+      while (going) await new Client(config).get('/pets');
     })();
     const res = await api.get('/pets/7');
     going = false;
     await traffic;
     expect(res.status).toBe(503);
+  });
+
+  test("a check's next request goes before the first requests of checks begun after it", async () => {
+    const order: string[] = [];
+    server = await httpServer((req, res) => {
+      req.resume();
+      order.push(req.url ?? '');
+      setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end('[]'), 20);
+    });
+    // One request at a time: every other request queues for the pace.
+    const config = testConfig(server.url, { concurrency: 1 });
+    const first = new Client(config);
+    const later = new Client(config);
+    const step1 = first.get('/pets?step=1');
+    await new Promise((r) => setTimeout(r, 5));
+    // Asked while the first check's step 1 is under way; its step 2 is asked after these.
+    const others = [later.get('/pets?other=1'), later.get('/pets?other=2')];
+    await step1;
+    const step2 = first.get('/pets?step=2');
+    await Promise.all([step2, ...others]);
+    // The slot step 1 frees goes to the first waiting (other=1: step 2 was not asked yet); the next
+    // one to step 2, asked after other=2 but placed at its check's beginning.
+    expect(order.map((u) => u.replace(/^.*\?/, ''))).toEqual(['step=1', 'other=1', 'step=2', 'other=2']);
   });
 
   test('redirects are not followed', async () => {

@@ -278,6 +278,8 @@ export interface ClientOptions {
   readonly pace?: Pace;
   /** Overrides rateLimitPatienceMs (tests of the harness). */
   readonly patienceMs?: number;
+  /** Told each time a request asks the pace to be sent (a check that leads its phase: requirement.ts). */
+  readonly onAsk?: () => void;
 }
 
 /** A path given to the client that is a whole URL (a Location followed), not one under the base URL. */
@@ -317,6 +319,8 @@ export class Client {
   private readonly maxBodyBytes: number;
   private readonly dispatcher: Dispatcher;
   private readonly pace: Pace;
+  /** When its check began (one client a check), on the pace's clock: its requests' place in the queue. */
+  private readonly began: number;
   /** Attempts in flight that the test's signal aborts (followSignal). */
   private readonly inFlight = new Set<Attempt>();
   private following = false;
@@ -339,6 +343,7 @@ export class Client {
     this.maxBodyBytes = options.maxBodyBytes ?? MAX_BODY_BYTES;
     this.dispatcher = sharedDispatcher(config.network, config.concurrency ?? DEFAULT_CONCURRENCY);
     this.pace = options.pace ?? runPace(config);
+    this.began = this.pace.now();
   }
 
   /** The absolute URL of a path under the base URL (an absolute URL is returned as is). */
@@ -559,14 +564,23 @@ export class Client {
   /** Waits for the run's pace; undefined when the check was stopped (the attempt then fails at once, saying why). */
   private async admission(request: SentRequest, state: Sending): Promise<Admission | undefined> {
     try {
+      // While the deployment has refused nothing, a request's first place in the queue is its
+      // check's: when the check began. The checks begun first are served first, so that a check's
+      // later requests (a sequence's next step, the shows after a create) are not queued behind the
+      // first requests of checks begun after it: a deployment far away is waited for along the
+      // longest chain of exchanges, not behind every other check's burst. Once it refuses (a rate
+      // limit, load shed), each request queues from when it asked, as the pace's lanes expect.
+      const byCheck = state.retries === 0 && this.pace.refusals === 0;
+      const place = state.place ?? (byCheck ? this.began : undefined);
+      this.options.onAsk?.();
       const admission = await this.pace.admit(this.options.signal, {
         kind: state.kind,
         notBefore: state.notBefore,
-        ...(state.place === undefined ? {} : { place: state.place }),
+        ...(place === undefined ? {} : { place }),
       });
       // Sent again after its first refusal, it keeps the place it had; refused again, it queues anew
       // (a request the deployment keeps refusing does not hold the others back).
-      state.place = state.retries === 0 ? performance.now() - admission.waitedMs : undefined;
+      state.place = state.retries === 0 ? place : undefined;
       this.pacedMs += admission.waitedMs;
       state.paced += admission.waitedMs;
       return admission;

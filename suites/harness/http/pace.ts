@@ -342,6 +342,11 @@ export class Pace {
     };
   }
 
+  /** The pace's clock: the time a place in its queue is given in (Ask.place). */
+  now(): number {
+    return this.clock.now();
+  }
+
   /**
    * How long, in all, some request has waited for the pace (the run was held back by it): the time
    * budgets of checks do not count it (requirement.ts, generate.ts, sequences.ts).

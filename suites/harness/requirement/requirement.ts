@@ -47,6 +47,34 @@ export interface Row {
   readonly case: string;
   /** What this row needs beyond the requirement's needs (e.g. a POST row of a read-only check). */
   readonly needs?: readonly Need[];
+  /**
+   * The check leads its phase (its file): its chain of exchanges is the phase's longest, so the checks
+   * declared after it start once it has asked for its first requests (or ended; at most LEAD_MS).
+   */
+  readonly leads?: boolean;
+}
+
+/**
+ * The checks that lead (Row.leads), as they were declared. The pace serves the requests of the
+ * checks begun first first (client.ts); a check that leads begins before the others and asks before
+ * them, so that a deployment far away serves its first requests with the first connections, not
+ * after the other checks' hundreds: the phase waits for its longest chain, not for that chain queued.
+ */
+const leaders: Promise<void>[] = [];
+/** How long a check waits for those that lead, at most. */
+const LEAD_MS = 1_000;
+
+/** Resolves once each of `those` has asked for its first requests or ended, or after LEAD_MS. */
+async function afterLeaders(those: readonly Promise<void>[]): Promise<void> {
+  if (those.length === 0) return;
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    Promise.all(those),
+    new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, LEAD_MS);
+    }),
+  ]);
+  clearTimeout(timer);
 }
 
 // The catalog as suiteVitestOptions() hands it over, read once in the main process; outside such a
@@ -105,14 +133,20 @@ export function skipReason(
 function define(r: Requirement, row: Row | undefined, check: Check): void {
   const caseLabel = row?.case;
   const meta = { requirementId: r.id, requirementLevel: r.level, ...(caseLabel ? { case: caseLabel } : {}) };
+  // A check that leads is let go of once it has asked (the rest of its first asks a turn later) or ended.
+  let asked = () => {};
+  const ahead = row?.leads ? [] : [...leaders];
+  if (row?.leads) leaders.push(new Promise<void>((resolve) => (asked = () => setImmediate(resolve))));
   test.concurrent(testName(r, caseLabel), { meta, timeout: 0 }, async (ctx: TestContext) => {
+    ctx.onTestFinished(asked);
+    await afterLeaders(ahead);
     const config = runConfig();
     await reportRequirement(r, caseLabel, config, await loadContract());
     const reason = skipReason(r, config, row?.needs);
     if (reason) ctx.skip(reason);
     // The run's first look goes out as the first check starts; each check reads it when it ends.
     if (r.id !== PREFIX_ID) void firstLook(config, exchangeLog);
-    const { context, api, budget, aside } = await openCheck(r, caseLabel, config, ctx);
+    const { context, api, budget, aside } = await openCheck(r, caseLabel, config, ctx, asked);
     let thrown: unknown;
     let noApi = false;
     try {
@@ -187,6 +221,7 @@ async function openCheck(
   caseLabel: string | undefined,
   config: Config,
   ctx: TestContext,
+  onAsk: () => void,
 ): Promise<{ context: CheckContext; api: Client; budget: CheckBudget; aside: () => Client }> {
   const log = exchangeSink(exchangeLog, config.baseUrl, { requirement: r.id, check: testName(r, caseLabel) });
   const model = await runModel(config);
@@ -195,7 +230,7 @@ async function openCheck(
     testTimeoutFor(config.timeoutMs, config.retries),
     runPace(config),
   );
-  const api = new Client(config, { signal: budget.signal, model, ...(log ? { log } : {}) });
+  const api = new Client(config, { signal: budget.signal, model, onAsk, ...(log ? { log } : {}) });
   const context: CheckContext = {
     api,
     config,
