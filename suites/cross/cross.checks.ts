@@ -19,6 +19,7 @@ import {
   freshIdLike,
   inParallel,
   isApplicationJson,
+  isClosedWithoutAnswer,
   isJsonMediaType,
   isSuccess,
   LIST_QUERIES,
@@ -503,9 +504,23 @@ const otherMethods: { case: string; send: (ctx: CheckContext) => Promise<ApiResp
   {
     // A proxy's client asks for a tunnel to a host and port; a server that opens one is an open proxy.
     case: 'CONNECT to the host and port of the base URL (an authority-form target)',
-    send: async ({ api }) => [
-      await api.request('CONNECT', '/pets', { ...unimplemented, target: 'authority' }),
-    ],
+    // A server that opens no tunnels may close the connection without an answer: node:http does so
+    // unless it listens for CONNECT (an Express or plain node:http app). No tunnel: its refusal.
+    send: async ({ api, note }) => {
+      try {
+        return [
+          await api.request('CONNECT', '/pets', {
+            ...unimplemented,
+            target: 'authority',
+            closedIsRefusal: true,
+          }),
+        ];
+      } catch (err) {
+        if (!isClosedWithoutAnswer(err)) throw err;
+        await note(`CONNECT was refused by closing the connection without an answer (${err.received})`);
+        return [];
+      }
+    },
   },
   {
     // A cache's method (Varnish, Squid), in no registry: a 2xx means something in front takes it.

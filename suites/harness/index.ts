@@ -80,6 +80,7 @@ export {
   type ConformanceErrorInit,
   HTTP_MESSAGE_ID,
   isBrokenMessage,
+  isClosedWithoutAnswer,
   isConformanceError,
 } from './evidence/errors.ts';
 export { clip, type ExchangeRecord, formatExchange, toCurl } from './evidence/exchange.ts';

@@ -77,6 +77,20 @@ export function isBrokenMessage(value: unknown): value is BrokenMessage {
   return isConformanceError(value) && (value as { brokenMessage?: unknown }).brokenMessage === true;
 }
 
+/**
+ * The server closed the connection of a request given `closedIsRefusal` before any answer began: its
+ * refusal of that request (a CONNECT to a server that opens no tunnels), for its check to read.
+ */
+export class ClosedWithoutAnswer extends ConformanceError {}
+Object.defineProperty(ClosedWithoutAnswer.prototype, 'closedWithoutAnswer', { value: true });
+
+/** Whether a value is a ClosedWithoutAnswer. */
+export function isClosedWithoutAnswer(value: unknown): value is ClosedWithoutAnswer {
+  return (
+    isConformanceError(value) && (value as { closedWithoutAnswer?: unknown }).closedWithoutAnswer === true
+  );
+}
+
 /** What a request the deployment's rate limit kept from an answer met (RateLimited). */
 export interface RateLimitedInit {
   readonly method: string;

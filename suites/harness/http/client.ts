@@ -1,7 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import type { Dispatcher } from 'undici';
 import type { Config, Network } from '../config/config.ts';
-import { BrokenMessage, ConformanceError, HTTP_MESSAGE_ID, RateLimited } from '../evidence/errors.ts';
+import {
+  BrokenMessage,
+  ClosedWithoutAnswer,
+  ConformanceError,
+  HTTP_MESSAGE_ID,
+  RateLimited,
+} from '../evidence/errors.ts';
 import {
   type ExchangeRecord,
   type ExchangeResult,
@@ -97,6 +103,8 @@ interface Sending {
   pausedBody: boolean;
   /** The connection it is sent on, when not the run's pool (RequestOptions.connection). */
   readonly dispatcher?: Dispatcher | undefined;
+  /** A connection closed before any answer is the server's refusal (RequestOptions.closedIsRefusal). */
+  readonly closedIsRefusal: boolean;
 }
 
 /**
@@ -216,6 +224,12 @@ export interface RequestOptions {
    * recognise or implement (RFC 9110 §9.1 asks for 501 then). It is not kept for ANY-NO-5XX.
    */
   readonly mayBeUnimplemented?: boolean;
+  /**
+   * A connection the server closes before any answer began is its refusal of this request, not a
+   * sign of its capacity nor a broken message: a CONNECT to a server that opens no tunnels (node:http
+   * closes it so unless the server listens for CONNECT). The request then throws ClosedWithoutAnswer.
+   */
+  readonly closedIsRefusal?: boolean;
   /**
    * Sent on this connection rather than the run's pool (Client.ownConnection): requests given the
    * same one go one after another over a single connection, kept alive as long as the server keeps it.
@@ -421,6 +435,7 @@ export class Client {
       path,
       mayBeUnimplemented: options.mayBeUnimplemented === true,
       dispatcher: options.connection?.dispatcher,
+      closedIsRefusal: options.closedIsRefusal === true,
       kind: kindOf(method, path, this.config.baseUrl),
       started: performance.now(),
       retries: 0,
@@ -609,8 +624,11 @@ export class Client {
     timing: ExchangeTiming,
     state: Sending,
   ): Promise<void> {
-    // What another origin did (a Location that leads elsewhere) says nothing of the deployment's capacity.
-    const capacity = sameOrigin(sent.url, this.config.baseUrl) ? outcome.capacity : undefined;
+    // What another origin did (a Location that leads elsewhere) says nothing of the deployment's
+    // capacity, nor does a connection closed as the refusal of this one request.
+    const refusedByClosing = state.closedIsRefusal && outcome.capacity === 'reset' && !outcome.notWritten;
+    const capacity =
+      sameOrigin(sent.url, this.config.baseUrl) && !refusedByClosing ? outcome.capacity : undefined;
     const verdict = admission?.done(capacity ? { capacity } : undefined);
     const { method } = state;
     const keep = (resent?: ExchangeResult['resent']) =>
@@ -651,6 +669,13 @@ export class Client {
       return; // an aborted check's next attempt fails at once, saying why
     }
     keep();
+    if (refusedByClosing)
+      throw new ClosedWithoutAnswer({
+        expected: `an answer to ${method} ${state.path}, or the connection closed as its refusal`,
+        received: `${method} ${state.path}: ${outcome.error}`,
+        reproduce: toCurl(sent),
+        exchanges: this.exchanges.slice(-1),
+      });
     throw this.failure(sent, outcome, state);
   }
 
