@@ -228,8 +228,10 @@ describe('a quota of creates alone: POST, 3 a second, a bare 429', () => {
     const posts = entries.filter((e) => e.request.method === 'POST' && e.response.status !== 429).length;
     const starts = entries.map((e) => Date.parse(e.startedDateTime));
     const spanS = (Math.max(...starts) - Math.min(...starts)) / 1000;
-    // At 3 a second the creates need posts / 3 seconds; the run may take a fifth more, and its start.
-    expect(spanS).toBeLessThan((posts / 3) * 1.2 + 10);
+    // At 3 a second the creates need posts / 3 seconds; the run may take half as long again on a busy
+    // machine (1.32 once on CI), and its start. A run that paced every request at the quota, reads
+    // too, would take some 700 / 3 s, beyond that bound: what this tells apart is which requests wait.
+    expect(spanS).toBeLessThan((posts / 3) * 1.5 + 10);
   });
 
   test('says what the limit cost: in the console’s last lines, summary.md and summary.json', () => {
