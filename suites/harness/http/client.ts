@@ -528,14 +528,14 @@ export class Client {
     } catch {
       return { sent, outcome, timing, admission: undefined };
     }
-    const fresh = createDispatcher(this.config.network, { connections: 1, pipelining: 1 });
+    const fresh = this.ownConnection();
     const again: SentRequest = { ...sent, headers: { ...sent.headers, ...traceHeaders(this.config) } };
     const sentAt = performance.now();
     second.sent(sentAt);
     const alone = await this.once(again, {
       deadline: sentAt + this.timeoutMs,
       started: sentAt,
-      dispatcher: fresh,
+      dispatcher: fresh.dispatcher,
     });
     void fresh.close();
     const aloneTiming = {
@@ -595,7 +595,7 @@ export class Client {
       });
       // Sent again after its first refusal, it keeps the place it had; refused again, it queues anew
       // (a request the deployment keeps refusing does not hold the others back).
-      state.place = state.retries === 0 ? place : undefined;
+      state.place = state.retries === 0 ? (place ?? this.pace.now() - admission.waitedMs) : undefined;
       this.pacedMs += admission.waitedMs;
       state.paced += admission.waitedMs;
       return admission;
